@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs everything stripebench needs on a fresh Debian machine: system packages
+# (Chromium, bubblewrap), the Python environment in .venv/, and the npm packages the
+# tests and tasks use. Safe to run again; it skips what is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/pip install -q --upgrade pip >/dev/null
+.venv/bin/pip install -q -e ".[dev]"
+
+if [ -f package.json ]; then
+  npm install --silent --no-audit --no-fund >/dev/null
+fi

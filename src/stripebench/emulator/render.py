@@ -1,0 +1,130 @@
+"""Turn canonical objects into API responses: strip private fields, expand, downgrade.
+
+`expand` paths (`customer`, `data.customer`, `line_items.data.price.product`) replace
+ids with the objects they name, up to four levels. Fields Stripe leaves out unless
+asked (a Checkout Session's `line_items`, an invoice's `payments`) are computed by
+functions registered with `@includable`. Finally every object in the tree is passed
+through the version changes for the request's API version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from . import versions
+from .errors import InvalidRequest
+
+if TYPE_CHECKING:
+    from .context import Ctx
+
+MAX_DEPTH = 4
+Includer = Callable[["Ctx", dict[str, Any]], Any]
+INCLUDABLE: dict[tuple[str, str], Includer] = {}
+
+
+def includable(object_type: str, field: str) -> Callable[[Includer], Includer]:
+    def register(fn: Includer) -> Includer:
+        INCLUDABLE[(object_type, field)] = fn
+        return fn
+    return register
+
+
+def public_copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: public_copy(v) for k, v in value.items() if not k.startswith("_")}
+    if isinstance(value, list):
+        return [public_copy(v) for v in value]
+    return value
+
+
+def expand_tree(paths: list[str]) -> dict[str, Any]:
+    tree: dict[str, Any] = {}
+    for index, path in enumerate(paths):
+        if not isinstance(path, str) or not path:
+            raise InvalidRequest("Invalid expand path", param=f"expand[{index}]")
+        parts = path.split(".")
+        depth = len([p for p in parts if p != "data"])
+        if depth > MAX_DEPTH:
+            raise InvalidRequest(
+                f"You cannot expand more than {MAX_DEPTH} levels of a property. Property: {path}",
+                param=f"expand[{index}]")
+        node = tree
+        for part in parts:
+            node = node.setdefault(part, {})
+    return tree
+
+
+def render(ctx: Ctx, obj: dict[str, Any], expand: list[str] | None = None) -> dict[str, Any]:
+    out = public_copy(obj)
+    if expand:
+        _expand(ctx, obj, out, expand_tree(expand), "")
+    _downgrade_tree(ctx, out)
+    return out
+
+
+def _expand(ctx: Ctx, source: dict[str, Any], out: dict[str, Any], tree: dict[str, Any],
+            prefix: str) -> None:
+    for field, subtree in tree.items():
+        path = f"{prefix}{field}"
+        if out.get("object") in ("list", "search_result") and field == "data":
+            for src_item, item in zip(source.get("data", []), out.get("data", [])):
+                if isinstance(item, dict):
+                    _expand(ctx, src_item, item, subtree, f"{path}.")
+            continue
+        includer = INCLUDABLE.get((str(source.get("object")), field))
+        if includer is not None and (field not in source or source.get(field) is None
+                                     or isinstance(source.get(field), str)):
+            value = includer(ctx, source)
+            out[field] = public_copy(value)
+            if isinstance(value, dict):
+                _expand(ctx, value, out[field], subtree, f"{path}.")
+            continue
+        if field not in out:
+            raise InvalidRequest(f"This property cannot be expanded ({path}).", param="expand")
+        out[field] = _expand_value(ctx, source.get(field), out[field], subtree, path)
+
+
+def _expand_value(ctx: Ctx, src: Any, value: Any, subtree: dict[str, Any], path: str) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        found = ctx.account.objects.get(value)
+        if found is None:
+            found = _shared_object(ctx, value)
+        if found is None:
+            raise InvalidRequest(f"This property cannot be expanded ({path}).", param="expand")
+        expanded = public_copy(found)
+        _expand(ctx, found, expanded, subtree, f"{path}.")
+        return expanded
+    if isinstance(value, list):
+        src_list = src if isinstance(src, list) else [None] * len(value)
+        return [_expand_value(ctx, s, v, subtree, path) for s, v in zip(src_list, value)]
+    if isinstance(value, dict):
+        _expand(ctx, src if isinstance(src, dict) else value, value, subtree, f"{path}.")
+        return value
+    raise InvalidRequest(f"This property cannot be expanded ({path}).", param="expand")
+
+
+def _shared_object(ctx: Ctx, object_id: str) -> dict[str, Any] | None:
+    """Objects of a connected account's platform (or vice versa) expand too."""
+    found = ctx.store.find(object_id)
+    if found is None:
+        return None
+    owner, obj = found
+    related = {ctx.account.id, ctx.account.parent}
+    if owner.id in related or owner.parent == ctx.account.id:
+        return obj
+    return None
+
+
+def _downgrade_tree(ctx: Ctx, value: Any) -> None:
+    if isinstance(value, dict):
+        for child in value.values():
+            if isinstance(child, (dict, list)):
+                _downgrade_tree(ctx, child)
+        if "object" in value and versions.RESPONSE_CHANGES:
+            versions.downgrade(ctx, value)
+    elif isinstance(value, list):
+        for child in value:
+            _downgrade_tree(ctx, child)

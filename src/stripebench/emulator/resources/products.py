@@ -1,0 +1,233 @@
+"""Products and prices."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..context import Ctx
+from ..errors import InvalidRequest
+from ..events import changed
+from ..listing import paginate
+from ..router import api
+from ..search import field, search
+from ._common import apply, currency, deleted, merge_metadata, require
+
+PRODUCT_FIELDS = ("active", "description", "images", "marketing_features", "name",
+                  "package_dimensions", "shippable", "statement_descriptor", "tax_code",
+                  "unit_label", "url")
+PRODUCT_SEARCH = {"active": field("active"), "description": field("description"),
+                  "name": field("name"), "shippable": field("shippable"), "url": field("url"),
+                  "created": field("created")}
+PRICE_SEARCH = {"active": field("active"), "currency": field("currency"),
+                "lookup_key": field("lookup_key"), "product": field("product"),
+                "type": field("type"), "created": field("created")}
+
+
+# ------------------------------------------------------------------ products
+
+@api("POST", "/v1/products")
+def create_product(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    product = ctx.new("product", "prod", id=params.get("id"), active=True, type="service",
+                      images=[], marketing_features=[], updated=ctx.now())
+    if params.get("id") and ctx.account.objects.get(params["id"]):
+        raise InvalidRequest("Product already exists.", param="id", code="resource_already_exists")
+    apply(product, params, PRODUCT_FIELDS)
+    product["metadata"] = merge_metadata({}, params.get("metadata") or {})
+    if "active" not in params:
+        product["active"] = True
+    ctx.put(product)
+    ctx.emit("product.created", product)
+    if params.get("default_price_data"):
+        data = dict(params["default_price_data"])
+        data["product"] = product["id"]
+        price = build_price(ctx, data)
+        product["default_price"] = price["id"]
+        ctx.put(product)
+    return product
+
+
+@api("GET", "/v1/products/{id}")
+def retrieve_product(ctx: Ctx, params: dict[str, Any], id: str) -> dict[str, Any]:
+    return ctx.get(id, "product")
+
+
+@api("POST", "/v1/products/{id}")
+def update_product(ctx: Ctx, params: dict[str, Any], id: str) -> dict[str, Any]:
+    product = ctx.get(id, "product")
+    before = dict(product)
+    apply(product, params, PRODUCT_FIELDS + ("metadata",))
+    if "default_price" in params:
+        if params["default_price"] is not None:
+            price = ctx.get(params["default_price"], "price", "default_price")
+            if price["product"] != product["id"]:
+                raise InvalidRequest("The default price must belong to this product.",
+                                     param="default_price")
+        product["default_price"] = params["default_price"]
+    product["updated"] = ctx.now()
+    ctx.put(product)
+    ctx.emit("product.updated", product, changed(before, product))
+    return product
+
+
+@api("DELETE", "/v1/products/{id}")
+def delete_product(ctx: Ctx, params: dict[str, Any], id: str) -> dict[str, Any]:
+    product = ctx.get(id, "product")
+    if any(p["product"] == id for p in ctx.account.iter_type("price")):
+        raise InvalidRequest("This product cannot be deleted because it has one or more "
+                             "user-created prices.", param="id")
+    ctx.remove(id)
+    ctx.emit("product.deleted", product)
+    return deleted(product)
+
+
+@api("GET", "/v1/products")
+def list_products(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    ids = set(params["ids"]) if params.get("ids") else None
+
+    def where(p: dict[str, Any]) -> bool:
+        return all(k not in params or p.get(k) == params[k]
+                   for k in ("active", "shippable", "url", "type")) and (
+            ids is None or p["id"] in ids)
+    return paginate(ctx, ctx.account.iter_type("product"), params, "/v1/products", where)
+
+
+@api("GET", "/v1/products/search")
+def search_products(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    return search(ctx, ctx.account.iter_type("product"), params, "/v1/products/search",
+                  PRODUCT_SEARCH)
+
+
+# ------------------------------------------------------------------ prices
+
+def build_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    cur = currency(require(params, "currency"))
+    if params.get("product_data"):
+        product = create_product(ctx, params["product_data"])
+        product_id = product["id"]
+    else:
+        product_id = ctx.get(require(params, "product"), "product", "product")["id"]
+    scheme = params.get("billing_scheme", "per_unit")
+    amount = params.get("unit_amount")
+    decimal = params.get("unit_amount_decimal")
+    custom = params.get("custom_unit_amount")
+    if scheme == "per_unit" and amount is None and decimal is None and not custom:
+        raise InvalidRequest("Missing required param: unit_amount.", code="parameter_missing",
+                             param="unit_amount")
+    if amount is not None and decimal is not None:
+        raise InvalidRequest("You may only specify one of these parameters: unit_amount, "
+                             "unit_amount_decimal.", param="unit_amount_decimal")
+    if amount is not None and amount < 0:
+        raise InvalidRequest("Invalid unit_amount: must be at least 0", param="unit_amount")
+    if decimal is not None and amount is None and float(decimal).is_integer():
+        amount = int(float(decimal))
+    recurring = params.get("recurring")
+    if recurring:
+        recurring = {"interval": recurring["interval"],
+                     "interval_count": recurring.get("interval_count", 1),
+                     "meter": recurring.get("meter"),
+                     "usage_type": recurring.get("usage_type", "licensed"),
+                     "trial_period_days": recurring.get("trial_period_days")}
+        per_year = {"day": 365, "week": 52, "month": 12, "year": 1}[recurring["interval"]]
+        if not 1 <= recurring["interval_count"] <= 3 * per_year:
+            raise InvalidRequest("The maximum billing period is 3 years.",
+                                 param="recurring[interval_count]")
+    if scheme == "tiered" and not params.get("tiers"):
+        raise InvalidRequest("Missing required param: tiers.", code="parameter_missing",
+                             param="tiers")
+    lookup_key = params.get("lookup_key")
+    if lookup_key:
+        holder = next((p for p in ctx.account.iter_type("price")
+                       if p.get("lookup_key") == lookup_key), None)
+        if holder is not None:
+            if not params.get("transfer_lookup_key"):
+                raise InvalidRequest(f"A price (`{holder['id']}`) already uses that lookup key.",
+                                     param="lookup_key")
+            holder["lookup_key"] = None
+            ctx.put(holder)
+    options = None
+    if params.get("currency_options"):
+        options = {}
+        for code, opt in params["currency_options"].items():
+            options[currency(code, f"currency_options[{code}]")] = {
+                "custom_unit_amount": opt.get("custom_unit_amount"),
+                "tax_behavior": opt.get("tax_behavior", params.get("tax_behavior", "unspecified")),
+                "tiers": opt.get("tiers"),
+                "unit_amount": opt.get("unit_amount"),
+                "unit_amount_decimal": str(opt["unit_amount"]) if opt.get("unit_amount") is not None
+                else opt.get("unit_amount_decimal"),
+            }
+        options.setdefault(cur, {"custom_unit_amount": None,
+                                 "tax_behavior": params.get("tax_behavior", "unspecified"),
+                                 "tiers": None, "unit_amount": amount,
+                                 "unit_amount_decimal": str(amount) if amount is not None
+                                 else decimal})
+    price = ctx.new(
+        "price", "price", active=params.get("active", True), billing_scheme=scheme,
+        currency=cur, currency_options=options, custom_unit_amount=custom,
+        lookup_key=lookup_key, metadata=merge_metadata({}, params.get("metadata") or {}),
+        nickname=params.get("nickname"), product=product_id, recurring=recurring,
+        tax_behavior=params.get("tax_behavior", "unspecified"),
+        tiers=params.get("tiers") if params.get("tiers") else None,
+        tiers_mode=params.get("tiers_mode"), transform_quantity=params.get("transform_quantity"),
+        type="recurring" if recurring else "one_time", unit_amount=amount,
+        unit_amount_decimal=decimal if decimal is not None else (
+            str(amount) if amount is not None else None))
+    ctx.put(price)
+    ctx.emit("price.created", price)
+    return price
+
+
+@api("POST", "/v1/prices")
+def create_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    return build_price(ctx, params)
+
+
+@api("GET", "/v1/prices/{price}")
+def retrieve_price(ctx: Ctx, params: dict[str, Any], price: str) -> dict[str, Any]:
+    return ctx.get(price, "price")
+
+
+@api("POST", "/v1/prices/{price}")
+def update_price(ctx: Ctx, params: dict[str, Any], price: str) -> dict[str, Any]:
+    obj = ctx.get(price, "price")
+    before = dict(obj)
+    if params.get("lookup_key") and params["lookup_key"] != obj.get("lookup_key"):
+        holder = next((p for p in ctx.account.iter_type("price")
+                       if p.get("lookup_key") == params["lookup_key"]), None)
+        if holder is not None:
+            if not params.get("transfer_lookup_key"):
+                raise InvalidRequest(f"A price (`{holder['id']}`) already uses that lookup key.",
+                                     param="lookup_key")
+            holder["lookup_key"] = None
+            ctx.put(holder)
+    apply(obj, params, ("active", "lookup_key", "nickname", "tax_behavior", "metadata"))
+    if params.get("currency_options"):
+        options = dict(obj.get("currency_options") or {})
+        for code, opt in params["currency_options"].items():
+            options[currency(code)] = {**options.get(code, {}), **opt}
+        obj["currency_options"] = options
+    ctx.put(obj)
+    ctx.emit("price.updated", obj, changed(before, obj))
+    return obj
+
+
+@api("GET", "/v1/prices")
+def list_prices(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    keys = set(params["lookup_keys"]) if params.get("lookup_keys") else None
+    recurring = params.get("recurring") or {}
+
+    def where(p: dict[str, Any]) -> bool:
+        if any(k in params and p.get(k) != params[k]
+               for k in ("active", "currency", "product", "type")):
+            return False
+        if keys is not None and p.get("lookup_key") not in keys:
+            return False
+        rec = p.get("recurring") or {}
+        return all(rec.get(k) == v for k, v in recurring.items()) and (
+            not recurring or bool(p.get("recurring")))
+    return paginate(ctx, ctx.account.iter_type("price"), params, "/v1/prices", where)
+
+
+@api("GET", "/v1/prices/search")
+def search_prices(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    return search(ctx, ctx.account.iter_type("price"), params, "/v1/prices/search", PRICE_SEARCH)

@@ -1,0 +1,149 @@
+"""Stripe's search query language.
+
+    email:'jane@example.com' AND metadata['order']:'42'
+    name~'jan' OR -status:'canceled'
+    amount>=1000   created>1700000000   currency:null
+
+Clauses are joined by AND or OR (not both in one query, as Stripe requires).
+`field:'v'` is an exact (case-insensitive) match, `field~'v'` a substring match of at
+least 3 characters, `-` negates, and numeric fields take `> >= < <=`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .errors import InvalidRequest
+from .listing import check_limit
+
+if TYPE_CHECKING:
+    from .context import Ctx
+
+Getter = Callable[[dict[str, Any]], Any]
+
+_CLAUSE = re.compile(
+    r"""\s*(?P<neg>-)?(?P<field>[a-z_][a-z0-9_.]*)(?:\[['"](?P<key>[^'"]+)['"]\])?\s*
+        (?P<op>:|~|>=|<=|>|<)\s*
+        (?:'(?P<sq>(?:[^'\\]|\\.)*)'|"(?P<dq>(?:[^"\\]|\\.)*)"|(?P<bare>[^\s]+))\s*""",
+    re.VERBOSE | re.IGNORECASE)
+
+
+@dataclass
+class Clause:
+    negate: bool
+    field: str
+    key: str | None
+    op: str
+    value: str | None  # None means `null`
+    numeric: bool
+
+
+def parse(query: str) -> tuple[str, list[Clause]]:
+    if not query or not query.strip():
+        raise InvalidRequest("The search query cannot be empty.", param="query")
+    clauses: list[Clause] = []
+    joins: set[str] = set()
+    pos = 0
+    text = query.strip()
+    while pos < len(text):
+        found = _CLAUSE.match(text, pos)
+        if not found:
+            raise InvalidRequest(f"Invalid search query: could not parse '{text[pos:]}'.",
+                                 param="query")
+        quoted = found.group("sq") if found.group("sq") is not None else found.group("dq")
+        bare = found.group("bare")
+        value: str | None
+        if quoted is not None:
+            value, numeric = quoted.replace("\\'", "'").replace('\\"', '"'), False
+        elif bare is not None and bare.lower() == "null":
+            value, numeric = None, False
+        elif bare is not None and re.fullmatch(r"-?\d+(\.\d+)?", bare):
+            value, numeric = bare, True
+        else:
+            raise InvalidRequest(f"Invalid search query: values must be quoted ('{bare}').",
+                                 param="query")
+        if found.group("op") == "~" and (value is None or len(value) < 3):
+            raise InvalidRequest("Substring searches need at least 3 characters.", param="query")
+        clauses.append(Clause(bool(found.group("neg")), found.group("field").lower(),
+                              found.group("key"), found.group("op"), value, numeric))
+        pos = found.end()
+        join = re.match(r"(AND|OR)\s+", text[pos:])
+        if join:
+            joins.add(join.group(1))
+            pos += join.end()
+        elif pos < len(text):
+            raise InvalidRequest("Invalid search query: expected AND or OR between clauses.",
+                                 param="query")
+    if len(joins) > 1:
+        raise InvalidRequest("Search queries cannot mix AND and OR.", param="query")
+    return (joins.pop() if joins else "AND"), clauses
+
+
+def _test(clause: Clause, actual: Any) -> bool:
+    if clause.value is None:
+        result = actual is None or actual == ""
+    elif clause.op in (">", ">=", "<", "<="):
+        if not isinstance(actual, (int, float)) or isinstance(actual, bool):
+            return clause.negate
+        bound = float(clause.value)
+        result = {">": actual > bound, ">=": actual >= bound, "<": actual < bound,
+                  "<=": actual <= bound}[clause.op]
+    elif actual is None:
+        result = False
+    elif clause.op == "~":
+        result = clause.value.lower() in str(actual).lower()
+    elif isinstance(actual, bool):
+        result = str(actual).lower() == clause.value.lower()
+    elif isinstance(actual, (int, float)):
+        result = clause.numeric and float(clause.value) == float(actual) or str(actual) == clause.value
+    else:
+        result = str(actual).lower() == clause.value.lower()
+    return not result if clause.negate else result
+
+
+def search(ctx: Ctx, items: Iterable[dict[str, Any]], params: dict[str, Any], url: str,
+           fields: dict[str, Getter]) -> dict[str, Any]:
+    """Run `params['query']` over `items` (newest first); `fields` maps searchable names."""
+    join, clauses = parse(str(params.get("query", "")))
+    for clause in clauses:
+        if clause.field not in fields and clause.field != "metadata":
+            raise InvalidRequest(f"Field '{clause.field}' is an unsupported search field for "
+                                 f"this resource. Supported: {', '.join(sorted(fields))}, metadata.",
+                                 param="query")
+
+    def value_of(obj: dict[str, Any], clause: Clause) -> Any:
+        if clause.field == "metadata":
+            return (obj.get("metadata") or {}).get(clause.key or "")
+        return fields[clause.field](obj)
+
+    def matches(obj: dict[str, Any]) -> bool:
+        results = (_test(c, value_of(obj, c)) for c in clauses)
+        return all(results) if join == "AND" else any(results)
+
+    limit = check_limit(params)
+    page_token = params.get("page")
+    skip = 0
+    if page_token:
+        try:
+            skip = int(str(page_token).removeprefix("page_"))
+        except ValueError:
+            raise InvalidRequest("Invalid page token.", param="page") from None
+    hits = [o for o in items if matches(o)]
+    data = hits[skip:skip + limit]
+    has_more = len(hits) > skip + limit
+    return {"object": "search_result", "data": data, "has_more": has_more,
+            "next_page": f"page_{skip + limit}" if has_more else None, "url": url,
+            "total_count": len(hits)}
+
+
+def field(*path: str) -> Getter:
+    """A getter for a (nested) field: field("customer_details", "email")."""
+    def get(obj: dict[str, Any]) -> Any:
+        value: Any = obj
+        for part in path:
+            value = value.get(part) if isinstance(value, dict) else None
+        return value
+    return get

@@ -1,0 +1,276 @@
+"""State: accounts and their objects, held in memory with optional SQLite persistence.
+
+Objects are plain dicts in the canonical (newest API version) shape; keys starting
+with `_` are private bookkeeping that never reaches a client. Every object id is
+unique across accounts, so a page served by id (a Checkout Session, a receipt) can
+find its account. With a data directory, each request's writes are committed to a
+WAL-mode SQLite file before the response is sent, so an acknowledged write survives
+`kill -9`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .clock import DEFAULT_START, Clock
+from .ids import IdGenerator
+
+REQUEST_LOG_LIMIT = 5000
+
+
+@dataclass
+class Account:
+    id: str
+    secret_key: str
+    publishable_key: str
+    api_version: str
+    ids: IdGenerator
+    clock: Clock
+    parent: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    objects: dict[str, dict[str, Any]] = field(default_factory=dict)
+    order: dict[str, list[str]] = field(default_factory=dict)  # type -> ids, oldest first
+    seq: dict[str, int] = field(default_factory=dict)  # object id -> creation sequence
+    idempotency: dict[str, dict[str, Any]] = field(default_factory=dict)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+
+    def meta(self) -> dict[str, Any]:
+        return {"id": self.id, "secret_key": self.secret_key,
+                "publishable_key": self.publishable_key, "api_version": self.api_version,
+                "seed": self.ids.seed, "counter": self.ids.counter, "time": self.clock.time,
+                "parent": self.parent, "settings": self.settings}
+
+    def iter_type(self, object_type: str, newest_first: bool = True) -> Iterator[dict[str, Any]]:
+        ids = self.order.get(object_type, [])
+        for object_id in (reversed(ids) if newest_first else iter(ids)):
+            obj = self.objects.get(object_id)
+            if obj is not None:
+                yield obj
+
+
+class Store:
+    def __init__(self, seed: int = 0, start_time: int = DEFAULT_START,
+                 data_dir: Path | None = None, default_version: str = "") -> None:
+        self.seed = seed
+        self.start_time = start_time
+        self.default_version = default_version
+        self.accounts: dict[str, Account] = {}
+        self.keys: dict[str, tuple[Account, str]] = {}
+        self.owner: dict[str, str] = {}  # object id -> account id
+        self.account_ids = IdGenerator(f"{seed}:accounts")
+        self.dirty: set[tuple[str, str]] = set()
+        self.dirty_accounts: set[str] = set()
+        self.dirty_keys: set[tuple[str, str]] = set()
+        self.tombstones: dict[tuple[str, str], str] = {}
+        self.db: sqlite3.Connection | None = None
+        if data_dir is not None:
+            self._open(Path(data_dir))
+
+    # ----------------------------------------------------------------- accounts
+
+    def create_account(self, *, api_version: str | None = None, parent: str | None = None,
+                       account_id: str | None = None,
+                       settings: dict[str, Any] | None = None) -> Account:
+        acct_id = account_id or self.account_ids.new("acct")
+        ids = IdGenerator(f"{self.seed}:{acct_id}")
+        account = Account(
+            id=acct_id,
+            secret_key=ids.new("sk_test"),
+            publishable_key=ids.new("pk_test"),
+            api_version=api_version or self.default_version,
+            ids=ids,
+            clock=Clock(self.start_time),
+            parent=parent,
+            settings=settings or {},
+        )
+        self._register(account)
+        return account
+
+    def _register(self, account: Account) -> None:
+        self.accounts[account.id] = account
+        self.keys[account.secret_key] = (account, "secret")
+        self.keys[account.publishable_key] = (account, "publishable")
+        self.dirty_accounts.add(account.id)
+
+    def delete_account(self, account_id: str) -> None:
+        account = self.accounts.pop(account_id)
+        self.keys.pop(account.secret_key, None)
+        self.keys.pop(account.publishable_key, None)
+        for object_id in account.objects:
+            self.owner.pop(object_id, None)
+        if self.db is not None:
+            with self.db:
+                for table, column in (("accounts", "id"), ("objects", "account"),
+                                      ("idempotency", "account")):
+                    self.db.execute(f"DELETE FROM {table} WHERE {column}=?", (account_id,))
+
+    def reset(self) -> None:
+        self.accounts.clear()
+        self.keys.clear()
+        self.owner.clear()
+        self.account_ids = IdGenerator(f"{self.seed}:accounts")
+        self._clear_dirty()
+        if self.db is not None:
+            with self.db:
+                for table in ("accounts", "objects", "idempotency"):
+                    self.db.execute(f"DELETE FROM {table}")
+
+    # ----------------------------------------------------------------- objects
+
+    def put(self, account: Account, obj: dict[str, Any]) -> dict[str, Any]:
+        object_id = obj["id"]
+        if object_id not in account.seq:
+            account.seq[object_id] = len(account.seq)
+            account.order.setdefault(obj["object"], []).append(object_id)
+            self.owner[object_id] = account.id
+        account.objects[object_id] = obj
+        self.dirty.add((account.id, object_id))
+        return obj
+
+    def remove(self, account: Account, object_id: str) -> None:
+        removed = account.objects.pop(object_id, None)
+        if removed is not None:
+            self.tombstones[(account.id, object_id)] = removed["object"]
+        self.owner.pop(object_id, None)
+        self.dirty.add((account.id, object_id))
+
+    def touch(self, account: Account) -> None:
+        """Mark account-level state (clock, id counter) as changed."""
+        self.dirty_accounts.add(account.id)
+
+    def remember(self, account: Account, key: str, entry: dict[str, Any]) -> None:
+        """Record an idempotency key's first response."""
+        account.idempotency[key] = entry
+        self.dirty_keys.add((account.id, key))
+
+    def find(self, object_id: str) -> tuple[Account, dict[str, Any]] | None:
+        account_id = self.owner.get(object_id)
+        if account_id is None:
+            return None
+        account = self.accounts[account_id]
+        return account, account.objects[object_id]
+
+    # ----------------------------------------------------------------- snapshots
+
+    def snapshot(self, account: Account) -> dict[str, Any]:
+        sequence = sorted(account.seq, key=account.seq.__getitem__)
+        return {
+            "account": account.meta(),
+            "objects": [account.objects[i] for i in sequence if i in account.objects],
+            "order": account.order,
+            "sequence": sequence,
+            "idempotency": account.idempotency,
+        }
+
+    def restore(self, data: dict[str, Any]) -> Account:
+        meta = data["account"]
+        if meta["id"] in self.accounts:
+            self.delete_account(meta["id"])
+        ids = IdGenerator(meta["seed"])
+        ids.counter = meta["counter"]
+        account = Account(id=meta["id"], secret_key=meta["secret_key"],
+                          publishable_key=meta["publishable_key"],
+                          api_version=meta["api_version"], ids=ids, clock=Clock(meta["time"]),
+                          parent=meta.get("parent"), settings=meta.get("settings", {}))
+        account.objects = {o["id"]: o for o in data["objects"]}
+        account.order = {k: list(v) for k, v in data["order"].items()}
+        sequence = data.get("sequence") or [i for ids_ in account.order.values() for i in ids_]
+        account.seq = {object_id: n for n, object_id in enumerate(sequence)}
+        account.idempotency = dict(data.get("idempotency", {}))
+        for object_id in account.objects:
+            self.owner[object_id] = account.id
+            self.dirty.add((account.id, object_id))
+        for key in account.idempotency:
+            self.dirty_keys.add((account.id, key))
+        self._register(account)
+        return account
+
+    def export_all(self) -> dict[str, Any]:
+        return {"seed": self.seed, "accounts": [self.snapshot(a) for a in self.accounts.values()]}
+
+    def import_all(self, data: dict[str, Any]) -> None:
+        self.reset()
+        for snap in data["accounts"]:
+            self.restore(snap)
+
+    # ----------------------------------------------------------------- persistence
+
+    def _open(self, data_dir: Path) -> None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(data_dir / "emulator.sqlite3", check_same_thread=False,
+                             isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("CREATE TABLE IF NOT EXISTS accounts (id TEXT PRIMARY KEY, meta TEXT)")
+        db.execute("CREATE TABLE IF NOT EXISTS objects (account TEXT, id TEXT, seq INTEGER, "
+                   "type TEXT, data TEXT, PRIMARY KEY (account, id))")
+        db.execute("CREATE TABLE IF NOT EXISTS idempotency (account TEXT, key TEXT, data TEXT, "
+                   "PRIMARY KEY (account, key))")
+        db.execute("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT)")
+        self.db = db
+        for acct_id, meta_json in db.execute("SELECT id, meta FROM accounts").fetchall():
+            order: dict[str, list[str]] = {}
+            objects = []
+            sequence = []
+            for object_id, object_type, data in db.execute(
+                    "SELECT id, type, data FROM objects WHERE account=? ORDER BY seq", (acct_id,)):
+                order.setdefault(object_type, []).append(object_id)
+                sequence.append(object_id)
+                if data is not None:
+                    objects.append(json.loads(data))
+            idem = {k: json.loads(v) for k, v in db.execute(
+                "SELECT key, data FROM idempotency WHERE account=?", (acct_id,))}
+            self.restore({"account": json.loads(meta_json), "objects": objects, "order": order,
+                          "sequence": sequence, "idempotency": idem})
+        row = db.execute("SELECT value FROM settings WHERE key='account_counter'").fetchone()
+        if row:
+            self.account_ids.counter = int(row[0])
+        self._clear_dirty()
+
+    def flush(self) -> None:
+        """Commit this request's writes (only bookkeeping without a data directory)."""
+        if self.db is None or not (self.dirty or self.dirty_accounts or self.dirty_keys):
+            self._clear_dirty()
+            return
+        touched = self.dirty_accounts | {a for a, _ in self.dirty}
+        db = self.db
+        db.execute("BEGIN")
+        try:
+            for acct_id, object_id in self.dirty:
+                account = self.accounts.get(acct_id)
+                if account is None:
+                    continue
+                obj = account.objects.get(object_id)
+                # Deleted objects keep a row (data NULL) so list order survives restarts.
+                db.execute("INSERT OR REPLACE INTO objects VALUES (?,?,?,?,?)",
+                           (acct_id, object_id, account.seq.get(object_id, 0),
+                            obj["object"] if obj else self.tombstones.get((acct_id, object_id), ""),
+                            json.dumps(obj) if obj else None))
+            for acct_id, key in self.dirty_keys:
+                account = self.accounts.get(acct_id)
+                if account is not None and key in account.idempotency:
+                    db.execute("INSERT OR REPLACE INTO idempotency VALUES (?,?,?)",
+                               (acct_id, key, json.dumps(account.idempotency[key])))
+            for acct_id in touched:
+                account = self.accounts.get(acct_id)
+                if account is not None:
+                    db.execute("INSERT OR REPLACE INTO accounts VALUES (?,?)",
+                               (acct_id, json.dumps(account.meta())))
+            db.execute("INSERT OR REPLACE INTO settings VALUES ('account_counter', ?)",
+                       (str(self.account_ids.counter),))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self._clear_dirty()
+
+    def _clear_dirty(self) -> None:
+        self.dirty.clear()
+        self.dirty_accounts.clear()
+        self.dirty_keys.clear()
+        self.tombstones.clear()

@@ -1,0 +1,120 @@
+"""Validate and coerce decoded form params against the SDK-derived schema.
+
+Form values arrive as strings; this turns them into ints, bools, lists and nested
+dicts, maps `""` on emptiable params to None (Stripe's "unset"), and raises Stripe's
+errors for unknown, missing and malformed params, naming the param the way Stripe
+does (`line_items[0][price]`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .errors import InvalidRequest
+
+_INT = re.compile(r"^-?\d+$")
+_NUM = re.compile(r"^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
+ALWAYS_ALLOWED = {"expand"}
+
+
+def validate_params(schema: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+    result = _object(schema, params, "")
+    return result
+
+
+def _name(prefix: str, key: str | int) -> str:
+    return f"{prefix}[{key}]" if prefix else str(key)
+
+
+def _object(schema: dict[str, Any], value: Any, path: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InvalidRequest(f"Invalid object{_at(path)}", param=path or None)
+    props: dict[str, Any] = schema.get("properties", {})
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key not in props:
+            if not path and key in ALWAYS_ALLOWED:
+                out[key] = item if isinstance(item, list) else [item]
+                continue
+            raise InvalidRequest(f"Received unknown parameter: {_name(path, key)}",
+                                 code="parameter_unknown", param=_name(path, key))
+        out[key] = coerce(props[key], item, _name(path, key))
+    for key in schema.get("required", []):
+        if key not in out:
+            raise InvalidRequest(f"Missing required param: {_name(path, key)}.",
+                                 code="parameter_missing", param=_name(path, key))
+    return out
+
+
+def _at(path: str) -> str:
+    return f" for {path}" if path else ""
+
+
+def coerce(schema: dict[str, Any], value: Any, path: str) -> Any:
+    if value == "" and (schema.get("emptiable") or schema.get("nullable")):
+        return None
+    if "anyOf" in schema:
+        errors: list[InvalidRequest] = []
+        for variant in schema["anyOf"]:
+            try:
+                return coerce(variant, value, path)
+            except InvalidRequest as exc:
+                errors.append(exc)
+        # Prefer the most specific complaint (an inner unknown param over "Invalid string").
+        errors.sort(key=lambda e: (e.param or "").count("["), reverse=True)
+        raise errors[0]
+    kind = schema.get("type", "any")
+    if kind == "object":
+        return _object(schema, value, path)
+    if kind == "array":
+        if isinstance(value, dict) and not value:
+            value = []
+        if not isinstance(value, list):
+            raise InvalidRequest(f"Invalid array{_at(path)}", param=path)
+        return [coerce(schema.get("items", {}), v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if kind == "map":
+        if not isinstance(value, dict):
+            raise InvalidRequest(f"Invalid hash{_at(path)}", param=path)
+        inner = schema.get("values", {"type": "any"})
+        return {k: coerce(inner, v, _name(path, k)) for k, v in value.items()}
+    if isinstance(value, (dict, list)):
+        if kind == "any":
+            return value
+        raise InvalidRequest(f"Invalid {_type_word(kind)}: {path} must be a {_type_word(kind)}, "
+                             "not a hash or array", param=path)
+    if kind == "string":
+        text = str(value)
+        enum = schema.get("enum")
+        if enum and text not in enum:
+            raise InvalidRequest(f"Invalid {path}: must be one of {_one_of(enum)}", param=path)
+        return text
+    if kind == "integer":
+        if isinstance(value, bool) or not _INT.match(str(value)):
+            raise InvalidRequest(f"Invalid integer: {value}", param=path)
+        return int(value)
+    if kind == "number":
+        if not _NUM.match(str(value)):
+            raise InvalidRequest(f"Invalid number: {value}", param=path)
+        number = float(value)
+        return int(number) if number.is_integer() and "." not in str(value) else number
+    if kind == "decimal":
+        if not _NUM.match(str(value)):
+            raise InvalidRequest(f"Invalid decimal: {value}", param=path)
+        return str(value)
+    if kind == "boolean":
+        text = str(value).lower()
+        if text not in ("true", "false"):
+            raise InvalidRequest(f"Invalid boolean: {value}", param=path)
+        return text == "true"
+    return value
+
+
+def _type_word(kind: str) -> str:
+    return {"string": "string", "integer": "integer", "boolean": "boolean"}.get(kind, kind)
+
+
+def _one_of(values: list[str]) -> str:
+    if len(values) == 1:
+        return values[0]
+    return ", ".join(values[:-1]) + f", or {values[-1]}"
