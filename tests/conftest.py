@@ -1,0 +1,80 @@
+"""Shared fixtures: a real emulator server on a free port, fresh accounts, SDK clients."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import httpx
+import pytest
+import stripe
+import uvicorn
+
+from stripebench.emulator.app import EmulatorApp
+from stripebench.emulator.server import build
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class RunningEmulator:
+    app: EmulatorApp
+    base: str
+    thread: threading.Thread
+    server: uvicorn.Server
+
+    def new_account(self, **body: object) -> dict[str, str]:
+        r = httpx.post(f"{self.base}/_emulator/accounts", json=body)
+        r.raise_for_status()
+        data: dict[str, str] = r.json()
+        return data
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+def start_emulator(**kwargs: object) -> RunningEmulator:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    app = build(local_origin=base, **kwargs)  # type: ignore[arg-type]
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                            access_log=False, lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("emulator did not start")
+        time.sleep(0.02)
+    return RunningEmulator(app, base, thread, server)
+
+
+@pytest.fixture(scope="session")
+def emulator() -> Iterator[RunningEmulator]:
+    running = start_emulator()
+    yield running
+    running.stop()
+
+
+@pytest.fixture()
+def account(emulator: RunningEmulator) -> dict[str, str]:
+    """A fresh, isolated account (its own keys and objects) for one test."""
+    return emulator.new_account()
+
+
+@pytest.fixture()
+def client(emulator: RunningEmulator, account: dict[str, str]) -> stripe.StripeClient:
+    """The official python SDK's StripeClient pointed at the emulator."""
+    return stripe.StripeClient(account["secret_key"],
+                               base_addresses={"api": emulator.base, "files": emulator.base,
+                                               "meter_events": emulator.base},
+                               max_network_retries=2)
