@@ -51,7 +51,7 @@ class Ctx:
         return obj
 
     def put(self, obj: dict[str, Any]) -> dict[str, Any]:
-        return self.store.put(self.account, obj)
+        return self.store.put(self.account, shape.conform(obj))
 
     def remove(self, object_id: str) -> None:
         self.store.remove(self.account, object_id)

@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from . import versions
+from .errors import StripeError
 from .http import Request, Response
 
 if TYPE_CHECKING:
@@ -60,6 +61,8 @@ def handle(app: EmulatorApp, request: Request) -> Response:
         response = _route(app, method, path, body, query)
     except KeyError as exc:
         response = _error(f"No such account: {exc.args[0]}", 404)
+    except StripeError as exc:
+        response = Response.json(exc.body(), exc.status)
     except (ValueError, TypeError) as exc:
         response = _error(str(exc))
     store.flush()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import versions
+from . import shape, versions
 from .errors import InvalidRequest
 
 if TYPE_CHECKING:
@@ -64,7 +64,9 @@ def render(ctx: Ctx, obj: dict[str, Any], expand: list[str] | None = None) -> di
 
 
 def _expand(ctx: Ctx, source: dict[str, Any], out: dict[str, Any], tree: dict[str, Any],
-            prefix: str) -> None:
+            prefix: str, fields: dict[str, Any] | None = None) -> None:
+    if "object" in out:
+        fields = shape.field_spec(str(out["object"])) or fields
     for field, subtree in tree.items():
         path = f"{prefix}{field}"
         if out.get("object") in ("list", "search_result") and field == "data":
@@ -80,12 +82,24 @@ def _expand(ctx: Ctx, source: dict[str, Any], out: dict[str, Any], tree: dict[st
             if isinstance(value, dict):
                 _expand(ctx, value, out[field], subtree, f"{path}.")
             continue
-        if field not in out:
+        spec = fields.get(field) if fields is not None else None
+        if field not in out or (fields is not None and not _expandable(spec)):
             raise InvalidRequest(f"This property cannot be expanded ({path}).", param="expand")
-        out[field] = _expand_value(ctx, source.get(field), out[field], subtree, path)
+        out[field] = _expand_value(ctx, source.get(field), out[field], subtree, path, spec)
 
 
-def _expand_value(ctx: Ctx, src: Any, value: Any, subtree: dict[str, Any], path: str) -> Any:
+def _expandable(spec: dict[str, Any] | None) -> bool:
+    """Whether a declared field is an id that expands, or a hash/array that may hold one."""
+    if spec is None:
+        return False
+    kind = spec.get("type")
+    if kind == "array":
+        return _expandable(spec.get("items"))
+    return kind in ("expandable", "any") or (kind == "object" and "fields" in spec)
+
+
+def _expand_value(ctx: Ctx, src: Any, value: Any, subtree: dict[str, Any], path: str,
+                  spec: dict[str, Any] | None = None) -> Any:
     if value is None:
         return None
     if isinstance(value, str):
@@ -98,10 +112,14 @@ def _expand_value(ctx: Ctx, src: Any, value: Any, subtree: dict[str, Any], path:
         _expand(ctx, found, expanded, subtree, f"{path}.")
         return expanded
     if isinstance(value, list):
+        item_spec = spec.get("items") if spec else None
         src_list = src if isinstance(src, list) else [None] * len(value)
-        return [_expand_value(ctx, s, v, subtree, path) for s, v in zip(src_list, value)]
+        return [_expand_value(ctx, s, v, subtree, path, item_spec)
+                for s, v in zip(src_list, value)]
     if isinstance(value, dict):
-        _expand(ctx, src if isinstance(src, dict) else value, value, subtree, f"{path}.")
+        nested = spec.get("fields") if spec and spec.get("type") == "object" else None
+        _expand(ctx, src if isinstance(src, dict) else value, value, subtree, f"{path}.",
+                nested)
         return value
     raise InvalidRequest(f"This property cannot be expanded ({path}).", param="expand")
 

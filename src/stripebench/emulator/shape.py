@@ -60,6 +60,52 @@ def _field_default(name: str, field: dict[str, Any]) -> Any:
     return None
 
 
+@cache
+def _fields(object_type: str) -> dict[str, Any] | None:
+    spec = schema.object_schema(object_type)
+    return spec.get("fields") if spec else None
+
+
+def conform(obj: dict[str, Any]) -> dict[str, Any]:
+    """Give every nested hash of `obj` the fields the SDK declares for it.
+
+    Handlers set nested hashes from request params (`address`, `recurring`), which
+    carry only what the caller sent; Stripe always answers with every declared key
+    (unset ones as null). Called on every store write, so it only adds what is missing.
+    """
+    fields = _fields(str(obj.get("object")))
+    if fields:
+        _fill(obj, fields, top=True)
+    return obj
+
+
+def _fill(value: dict[str, Any], fields: dict[str, Any], top: bool = False) -> None:
+    for name, spec in fields.items():
+        if name not in value:
+            if top or spec.get("type") == "list" or name == "deleted":
+                continue  # top-level fields come from `blank`; lists only when Stripe sends them
+            value[name] = _field_default(name, spec)
+            continue
+        _fill_child(value[name], spec)
+
+
+def _fill_child(child: Any, spec: dict[str, Any]) -> None:
+    kind = spec.get("type")
+    if kind == "object" and isinstance(child, dict) and "fields" in spec:
+        _fill(child, spec["fields"])
+    elif kind == "array" and isinstance(child, list):
+        items = spec.get("items") or {}
+        if items.get("type") == "object" and "fields" in items:
+            for item in child:
+                if isinstance(item, dict):
+                    _fill(item, items["fields"])
+
+
+def field_spec(object_type: str) -> dict[str, Any] | None:
+    """The declared fields of an object type (None when the SDK does not describe it)."""
+    return _fields(object_type)
+
+
 def declared_fields(object_type: str) -> set[str]:
     spec = schema.object_schema(object_type) or {}
     return set(spec.get("fields", {}))

@@ -41,7 +41,7 @@ def _object(schema: dict[str, Any], value: Any, path: str) -> dict[str, Any]:
                                  code="parameter_unknown", param=_name(path, key))
         out[key] = coerce(props[key], item, _name(path, key))
     for key in schema.get("required", []):
-        if key not in out:
+        if out.get(key) is None:
             raise InvalidRequest(f"Missing required param: {_name(path, key)}.",
                                  code="parameter_missing", param=_name(path, key))
     return out
@@ -86,6 +86,8 @@ def coerce(schema: dict[str, Any], value: Any, path: str) -> Any:
     if kind == "string":
         text = str(value)
         enum = schema.get("enum")
+        if text == "" and not enum:
+            return None  # Stripe reads an empty string as "unset"
         if enum and text not in enum:
             raise InvalidRequest(f"Invalid {path}: must be one of {_one_of(enum)}", param=path)
         return text

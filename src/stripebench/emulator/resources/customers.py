@@ -25,6 +25,8 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     customer["next_invoice_sequence"] = 1
     customer["preferred_locales"] = []
     customer["tax_exempt"] = "none"
+    customer["balance"] = 0
+    customer["delinquent"] = False
     apply(customer, params, FIELDS)
     customer["metadata"] = merge_metadata({}, params.get("metadata") or {})
     settings = params.get("invoice_settings") or {}
