@@ -1,0 +1,211 @@
+"""BM25 search over documentation sections with SQLite FTS5.
+
+The index lives in the user's cache (`~/.cache/stripebench/docs-<sdk>-<hash>.sqlite`,
+or `$STRIPEBENCH_CACHE_DIR`) and is named by a fingerprint of everything it is built
+from — the installed SDK's files, the guides, this package's code — so a changed SDK or
+guide gets a new index and an unchanged one is reused. Builds write a temporary file and
+rename it into place, so concurrent trials never read a half-written index.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import sqlite3
+import tempfile
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import guides
+from .corpus import Section
+from .tokens import index_text, query_terms
+
+INDEX_FORMAT = "1"
+WEIGHTS = (8.0, 4.0, 1.0)  # bm25 column weights: title, keywords, body
+KIND_PRIOR = {"guide": 1.25, "emulator": 1.1, "api": 1.0, "object": 0.9}
+FTS_TOKENIZER = "porter unicode61 tokenchars '_'"
+
+
+@dataclass(frozen=True)
+class Hit:
+    doc_id: str
+    title: str
+    text: str
+    score: float
+    url: str = ""
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class BuildInfo:
+    path: Path
+    sections: int
+    seconds: float
+    reused: bool
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get("STRIPEBENCH_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "stripebench"
+
+
+def _sdk_dir() -> tuple[str, Path]:
+    import stripe
+
+    return str(stripe.VERSION), Path(stripe.__file__).parent
+
+
+def fingerprint() -> str:
+    """Hash of the inputs: SDK file names and sizes, guides, extra docs, this code."""
+    version, sdk = _sdk_dir()
+    h = hashlib.sha256(f"{INDEX_FORMAT}\n{version}\n".encode())
+    for path in sorted(sdk.rglob("*.py")):
+        h.update(f"{path.relative_to(sdk)}:{path.stat().st_size}\n".encode())
+    own = sorted(Path(__file__).parent.glob("*.py"))
+    for path in own + guides.guide_files() + guides.extra_files():
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def index_path() -> Path:
+    version, _ = _sdk_dir()
+    return cache_dir() / f"docs-{version}-{fingerprint()}.sqlite"
+
+
+def all_sections() -> Iterable[Section]:
+    from .api_reference import api_sections
+    from .sdk_model import read_sdk
+
+    yield from guides.guide_sections()
+    yield from api_sections(read_sdk())
+
+
+def write_index(path: Path, sections: Iterable[Section]) -> int:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    count = 0
+    try:
+        con = sqlite3.connect(tmp)
+        with con:
+            con.execute("CREATE TABLE sections (rowid INTEGER PRIMARY KEY, doc_id TEXT UNIQUE,"
+                        " title TEXT, text TEXT, kind TEXT, url TEXT)")
+            con.execute("CREATE VIRTUAL TABLE fts USING fts5(title, keywords, body,"
+                        f" content='', tokenize=\"{FTS_TOKENIZER}\")")
+            seen: set[str] = set()
+            for s in sections:
+                if s.doc_id in seen:
+                    raise ValueError(f"duplicate doc id {s.doc_id}")
+                seen.add(s.doc_id)
+                count += 1
+                con.execute("INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?)",
+                            (count, s.doc_id, s.title, s.text, s.kind, s.url))
+                con.execute("INSERT INTO fts (rowid, title, keywords, body) VALUES (?, ?, ?, ?)",
+                            (count, index_text(s.title), index_text(s.keywords),
+                             index_text(s.text)))
+            con.execute("INSERT INTO fts (fts) VALUES ('optimize')")
+        con.close()
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return count
+
+
+def build(path: Path | None = None, force: bool = False) -> BuildInfo:
+    """Build the index unless an up-to-date one is already cached."""
+    target = path or index_path()
+    if target.exists() and not force:
+        return BuildInfo(target, _count(target), 0.0, reused=True)
+    started = time.perf_counter()
+    count = write_index(target, all_sections())
+    return BuildInfo(target, count, time.perf_counter() - started, reused=False)
+
+
+def _count(path: Path) -> int:
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return int(con.execute("SELECT count(*) FROM sections").fetchone()[0])
+    finally:
+        con.close()
+
+
+class DocsIndex:
+    """A read-only handle on one index file; safe to share between threads."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._con.close()
+
+    def search(self, query: str, limit: int = 5) -> list[Hit]:
+        terms = query_terms(query)
+        limit = max(1, min(int(limit), 50))
+        if not terms:
+            return []
+        match = " OR ".join(f'"{t}"' for t in terms)
+        with self._lock:
+            rows = self._con.execute(
+                "SELECT s.doc_id, s.title, s.text, s.kind, s.url, bm25(fts, ?, ?, ?) AS rank"
+                " FROM fts JOIN sections s ON s.rowid = fts.rowid WHERE fts MATCH ?"
+                " ORDER BY rank LIMIT ?", (*WEIGHTS, match, limit * 4 + 20)).fetchall()
+        hits = [Hit(doc_id, title, text, round(-rank * KIND_PRIOR.get(kind, 1.0), 4), url, kind)
+                for doc_id, title, text, kind, url, rank in rows]
+        hits.sort(key=lambda h: (-h.score, h.doc_id))
+        return hits[:limit]
+
+    def show(self, doc_id: str) -> Hit | None:
+        """The section with this id; a page id (no `#`) also gets its sub-sections."""
+        with self._lock:
+            row = self._con.execute("SELECT doc_id, title, text, kind, url FROM sections"
+                                    " WHERE doc_id = ?", (doc_id,)).fetchone()
+            subs = [] if "#" in doc_id else self._con.execute(
+                "SELECT doc_id, title, text, kind FROM sections WHERE doc_id > ? AND doc_id < ?"
+                " ORDER BY rowid", (doc_id + "#", doc_id + "$")).fetchall()
+        if row is None:
+            return None
+        text = row[2]
+        guide_like = row[3] in ("guide", "emulator")
+        for sub_id, sub_title, sub_text, _ in subs:
+            if guide_like:
+                heading = sub_title.split(" — ", 1)[-1]
+                text += f"\n\n## {heading}  [{sub_id}]\n\n{sub_text}"
+        if subs and not guide_like:
+            text += "\n\nSections: " + ", ".join(s[0] for s in subs)
+        return Hit(row[0], row[1], text, 0.0, row[4], row[3])
+
+    def ids(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._con.execute("SELECT doc_id FROM sections ORDER BY rowid")]
+
+    def similar_ids(self, doc_id: str, n: int = 5) -> list[str]:
+        ids = self.ids()
+        near = [i for i in ids if i.startswith(doc_id)][:n]
+        return near or difflib.get_close_matches(doc_id, ids, n=n, cutoff=0.5)
+
+
+_open: dict[Path, DocsIndex] = {}
+_open_lock = threading.Lock()
+_default: list[Path] = []  # the fingerprint is computed once per process
+
+
+def get_index(path: Path | None = None) -> DocsIndex:
+    """The current index, built on first use and kept open for the process."""
+    with _open_lock:
+        if path is None and not _default:
+            _default.append(index_path())
+        target = path or _default[0]
+        if target not in _open:
+            build(target)
+            _open[target] = DocsIndex(target)
+        return _open[target]
