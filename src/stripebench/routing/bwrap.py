@@ -1,17 +1,73 @@
-"""The bubblewrap sandbox: a trial's private namespaces (mount, pid, net, ipc, uts)."""
+"""The bubblewrap sandbox: one trial's private namespaces (mount, pid, net, ipc, uts).
+
+Shape of a sandbox:
+
+- one long-lived `bwrap` process per trial holds the namespaces. Its command is the relay
+  (`relay.py`), listening on 127.0.0.1:443 inside and forwarding to the emulator's TLS
+  front through a unix socket bind-mounted from the harness's run directory;
+- every `exec` / service enters those namespaces with `nsenter` and drops all
+  capabilities with `setpriv`, so commands share one loopback network (a server started
+  by one command is reachable from the next) and one process tree;
+- `stop()` kills the holder: the namespace's init dies and the kernel kills every process
+  left in it (`--unshare-pid`); `--die-with-parent` does the same if the harness dies.
+
+What the sandbox sees: the workdir (read-write, at its host path), /usr and the other
+system directories, /etc (read-only, secrets masked, a private /etc/hosts), the Python
+installation and the repository's .venv and node_modules (read-only), a tmpfs /tmp and
+home. Nothing else of the host: not the task's tests/ or solution/, not other trials, not
+the user's home. The network namespace has only loopback.
+"""
 
 from __future__ import annotations
 
 import functools
+import json
+import os
 import shutil
+import signal
 import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import stripebench
+
+from ..emulator.tls import Certificates, ensure_certificates
+from ..emulator.web import STRIPE_HOSTS
+from ..harness.sandbox import (
+    ExecResult,
+    SandboxError,
+    kill_group,
+    run_captured,
+    shell_argv,
+    tail,
+)
+from . import relay
+from .env import Keys, TrustFiles, routed_env
+from .front import RelayThread, emulator_address, port_of
+
+INSIDE = "/run/stripebench"         # the run directory as the sandbox sees it
+HOME = "/home/agent"
+# Masked inside the sandbox even though /etc is visible.
+ETC_SECRETS = ("shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "sudoers.d",
+               "ssl/private", "ssh", "security/opasswd", "pip.conf", "npmrc", "netrc",
+               "docker", "containerd", "kubernetes", "machine-id")
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# CA bundles that libraries pin instead of reading SSL_CERT_FILE; ours is mounted on top.
+PINNED_BUNDLES = ("stripe/data/ca-certificates.crt", "certifi/cacert.pem",
+                  "lib/data/ca-certificates.crt")
+START_TIMEOUT = 20.0
 
 
 @functools.cache
 def bwrap_works() -> bool:
     """bwrap is installed and may create the namespaces (root or user namespaces)."""
     exe = shutil.which("bwrap")
-    if exe is None:
+    if exe is None or shutil.which("nsenter") is None:
         return False
     try:
         probe = subprocess.run([exe, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid",
@@ -19,3 +75,359 @@ def bwrap_works() -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return probe.returncode == 0
+
+
+@dataclass(frozen=True)
+class Routing:
+    """Route Stripe's hosts to this emulator (its plain HTTP address), with these keys."""
+
+    emulator_url: str
+    keys: Keys = Keys()
+
+
+def repo_root() -> Path:
+    return Path(stripebench.__file__).resolve().parents[2]
+
+
+def default_shared() -> list[Path]:
+    """Read-only trees tools need: the Python install, the venv, the repo's node_modules."""
+    shared = {Path(sys.base_prefix).resolve(), Path(sys.prefix)}
+    modules = repo_root() / "node_modules"
+    if modules.is_dir():
+        shared.add(modules)
+    return sorted(p for p in shared if not _under_system(p))
+
+
+def _under_system(path: Path) -> bool:
+    return any(path == Path(d) or Path(d) in path.parents for d in SYSTEM_DIRS)
+
+
+class BubblewrapSandbox:
+    def __init__(self, workdir: Path | str, env: dict[str, str] | None = None, *,
+                 routing: Routing | None = None, shared: Sequence[Path | str] | None = None,
+                 extra_ro: Iterable[Path | str] = (), certificates: Certificates | None = None
+                 ) -> None:
+        if not bwrap_works():
+            raise SandboxError("bubblewrap cannot create namespaces here (needs root or "
+                               "unprivileged user namespaces); use the local sandbox")
+        self.workdir = Path(workdir).resolve()
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.routing = routing
+        self.shared = [Path(p) for p in (shared if shared is not None else default_shared())]
+        self.shared += [Path(p) for p in extra_ro]
+        self.rundir = Path(tempfile.mkdtemp(prefix="stripebench-sandbox-"))
+        self.inside = self.rundir / "inside"      # bound at INSIDE
+        self.sockets = self.inside / "sock"       # bound read-write (unix sockets)
+        self.sockets.mkdir(parents=True)
+        self.logs = self.workdir / ".stripebench" / "logs"
+        self._groups: set[int] = set()
+        self._services: dict[str, subprocess.Popen[bytes]] = {}
+        self._relays: RelayThread | None = None
+        self._exposed: dict[int, int] = {}
+        self._holder: subprocess.Popen[bytes] | None = None
+        self._certs = certificates or (ensure_certificates() if routing else None)
+        self.env = self._base_env() | dict(env or {})
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    # ------------------------------------------------------------------ start
+
+    def _base_env(self) -> dict[str, str]:
+        path = [str(Path(sys.prefix) / "bin")]
+        modules = repo_root() / "node_modules"
+        if modules in self.shared:
+            path.append(str(modules / ".bin"))
+        path += ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+        env = {"PATH": ":".join(path), "HOME": HOME, "USER": "agent", "LANG": "C.UTF-8",
+               "TERM": "dumb", "TMPDIR": "/tmp", "STRIPEBENCH_SANDBOX": "bwrap"}
+        if modules in self.shared:
+            env["NODE_PATH"] = str(modules)
+        if self.routing is not None and self._certs is not None:
+            trust = TrustFiles(bundle=f"{INSIDE}/bundle.pem", ca=f"{INSIDE}/ca.pem",
+                               truststore=f"{INSIDE}/truststore.p12"
+                               if self._certs.truststore else None, spki=self._certs.spki)
+            env |= routed_env(trust, self.routing.keys)
+        return env
+
+    def _prepare_run_dir(self) -> None:
+        hosts = ["127.0.0.1 localhost sandbox", "::1 localhost ip6-localhost"]
+        if self.routing is not None:
+            hosts.append("127.0.0.1 " + " ".join(STRIPE_HOSTS))
+        (self.inside / "hosts").write_text("\n".join(hosts) + "\n")
+        shutil.copy(relay.__file__, self.inside / "relay.py")
+        if self._certs is not None:
+            shutil.copy(self._certs.bundle, self.inside / "bundle.pem")
+            shutil.copy(self._certs.ca_cert, self.inside / "ca.pem")
+            if self._certs.truststore:
+                shutil.copy(self._certs.truststore, self.inside / "truststore.p12")
+        self.logs.mkdir(parents=True, exist_ok=True)
+
+    def bwrap_args(self) -> list[str]:
+        args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+                "--hostname", "sandbox"]
+        for d in SYSTEM_DIRS:
+            p = Path(d)
+            if p.is_symlink():
+                args += ["--symlink", os.readlink(p), d]
+            elif p.is_dir():
+                args += ["--ro-bind", d, d]
+        args += ["--ro-bind", "/etc", "/etc"]
+        for name in ETC_SECRETS:
+            target = Path("/etc") / name
+            if target.is_dir() and not target.is_symlink():
+                args += ["--tmpfs", str(target), "--remount-ro", str(target)]
+            elif target.exists():
+                args += ["--ro-bind", "/dev/null", str(target)]
+        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm",
+                 "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run",
+                 "--tmpfs", "/home", "--dir", HOME, "--tmpfs", "/root"]
+        for tree in self.shared:
+            if tree.exists():
+                args += ["--ro-bind", str(tree), str(tree)]
+        args += ["--bind", str(self.workdir), str(self.workdir)]
+        args += ["--ro-bind", str(self.inside), INSIDE,
+                 "--bind", str(self.sockets), f"{INSIDE}/sock",
+                 "--ro-bind", str(self.inside / "hosts"), "/etc/hosts"]
+        if self._certs is not None:
+            bundle = str(self.inside / "bundle.pem")
+            for pinned in self._pinned_bundles():
+                args += ["--ro-bind", bundle, str(pinned)]
+        args += ["--chdir", str(self.workdir)]
+        return args
+
+    def _pinned_bundles(self) -> list[Path]:
+        found = [Path("/etc/ssl/certs/ca-certificates.crt")]
+        for tree in self.shared:
+            found += _pinned_in_tree(str(tree))   # read-only trees: cached per process
+        found += _pinned_in_tree.__wrapped__(str(self.workdir))
+        return [p for p in found if p.is_file()]
+
+    def _start(self) -> None:
+        self._prepare_run_dir()
+        command = [_python(), f"{INSIDE}/relay.py"]
+        if self.routing is not None and self._certs is not None:
+            self._relays = RelayThread()
+            host_socket = self.sockets / "stripe.sock"
+            self._relays.add(f"unix:{host_socket}", emulator_address(self.routing.emulator_url),
+                             self._certs.server_context())
+            command.append(f"tcp:127.0.0.1:443=unix:{INSIDE}/sock/stripe.sock")
+            caps = ["--cap-add", "CAP_NET_BIND_SERVICE"]  # port 443, relay only
+        else:
+            command.append("--hold")
+            caps = []
+        info_read, info_write = os.pipe()
+        args = [*self.bwrap_args(), *caps, "--info-fd", str(info_write), "--", *command]
+        with open(self.rundir / "holder.log", "ab") as log:
+            self._holder = subprocess.Popen(args, stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.PIPE, stderr=log,
+                                            pass_fds=(info_write,), start_new_session=True,
+                                            env=self.env)
+        os.close(info_write)
+        try:
+            self.ns_pid = _read_child_pid(info_read, self._holder, self.rundir / "holder.log")
+        finally:
+            os.close(info_read)
+        assert self._holder.stdout is not None
+        line = _readline(self._holder.stdout, START_TIMEOUT)
+        if line.strip() != b"ready":
+            raise SandboxError("the sandbox did not start: "
+                               + tail(self.rundir / "holder.log"))
+        own_userns = os.readlink("/proc/self/ns/user")
+        self._enter_user = os.readlink(f"/proc/{self.ns_pid}/ns/user") != own_userns
+
+    # ------------------------------------------------------------------ exec
+
+    def enter_argv(self, argv: Sequence[str], cwd: str | None = None) -> list[str]:
+        """argv that runs `argv` inside the sandbox, capabilities dropped, in `cwd`."""
+        enter = ["nsenter", "-t", str(self.ns_pid), "-m", "-n", "-p", "-i", "-u"]
+        if self._enter_user:
+            enter += ["-U", "--preserve-credentials"]
+        enter += ["-r", "-w", "--", "setpriv", "--bounding-set=-all", "--inh-caps=-all",
+                  "--no-new-privs", "--"]
+        where = self._inside_path(cwd) if cwd else str(self.workdir)
+        return [*enter, "/bin/sh", "-c", 'cd "$0" && exec "$@"', where, *argv]
+
+    def _inside_path(self, path: str) -> str:
+        p = Path(path)
+        return str(p if p.is_absolute() else self.workdir / p)
+
+    def exec(self, command: str | list[str], *, timeout: float = 120,
+             output_limit: int = 100_000, env: dict[str, str] | None = None,
+             cwd: str | None = None) -> ExecResult:
+        return run_captured(self.enter_argv(shell_argv(command), cwd), env=self.env | (env or {}),
+                            cwd=self.workdir, timeout=timeout, output_limit=output_limit,
+                            on_start=self._groups.add)
+
+    def run_attached(self, argv: Sequence[str], env: dict[str, str] | None = None) -> int:
+        """Run with this terminal's stdin/stdout/stderr (what `stripebench exec` does)."""
+        proc = subprocess.Popen(self.enter_argv(list(argv)), env=self.env | (env or {}),
+                                cwd=self.workdir, start_new_session=True)
+        self._groups.add(proc.pid)
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:
+            kill_group(proc.pid, signal.SIGINT)
+            return proc.wait()
+
+    def popen(self, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        """Start a process inside without waiting (the caller owns its pipes)."""
+        env = self.env | kwargs.pop("env", {})
+        proc = subprocess.Popen(self.enter_argv(list(argv)), env=env, cwd=self.workdir,
+                                start_new_session=True, **kwargs)
+        self._groups.add(proc.pid)
+        return proc
+
+    # ------------------------------------------------------------------ files
+
+    def resolve(self, path: str) -> Path:
+        candidate = (self.workdir / path).resolve()
+        if candidate != self.workdir and self.workdir not in candidate.parents:
+            raise SandboxError(f"{path!r} is outside the sandbox's workdir")
+        return candidate
+
+    def read_file(self, path: str) -> bytes:
+        try:
+            return self.resolve(path).read_bytes()
+        except OSError as exc:
+            raise SandboxError(f"cannot read {path!r}: {exc.strerror}") from None
+
+    def write_file(self, path: str, data: bytes | str) -> None:
+        target = self.resolve(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data.encode() if isinstance(data, str) else data)
+
+    # ------------------------------------------------------------------ services
+
+    def start_service(self, name: str, command: str, *, ready_url: str | None = None,
+                      ready_port: int | None = None, timeout: float = 60) -> None:
+        self.logs.mkdir(parents=True, exist_ok=True)
+        log_path = self.logs / f"{name}.log"
+        with open(log_path, "ab") as log:
+            proc = self.popen(shell_argv(command), stdin=subprocess.DEVNULL, stdout=log,
+                              stderr=subprocess.STDOUT)
+        self._services[name] = proc
+        if ready_url:
+            check = ["python3", "-c", _URL_PROBE, ready_url]
+        elif ready_port:
+            check = ["python3", f"{INSIDE}/relay.py", "--probe", f"tcp:127.0.0.1:{ready_port}",
+                     "--timeout", "1"]
+        else:
+            return
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.exec(check, timeout=10).exit_code == 0:
+                return
+            if proc.poll() is not None:
+                raise SandboxError(f"service {name!r} exited with code {proc.returncode} "
+                                   f"before it was ready; last output:\n{tail(log_path)}")
+            if time.monotonic() > deadline:
+                raise SandboxError(f"service {name!r} was not ready after {timeout:g}s; last "
+                                   f"output:\n{tail(log_path)}")
+            time.sleep(0.1)
+
+    def expose_port(self, port: int) -> int:
+        """Make 127.0.0.1:port inside reachable from the host; returns the host port."""
+        if port in self._exposed:
+            return self._exposed[port]
+        inside_sock = f"{INSIDE}/sock/port-{port}.sock"
+        host_sock = self.sockets / f"port-{port}.sock"
+        self.popen(["python3", f"{INSIDE}/relay.py", f"unix:{inside_sock}=tcp:127.0.0.1:{port}"],
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + START_TIMEOUT
+        while not host_sock.exists():
+            if time.monotonic() > deadline:
+                raise SandboxError(f"could not expose port {port}")
+            time.sleep(0.02)
+        if self._relays is None:
+            self._relays = RelayThread()
+        bound = self._relays.add("tcp:127.0.0.1:0", f"unix:{host_sock}")
+        self._exposed[port] = port_of(bound)
+        return self._exposed[port]
+
+    # ------------------------------------------------------------------ teardown
+
+    def stop(self) -> None:
+        if self._holder is not None:
+            kill_group(self._holder.pid)   # namespace init dies -> kernel kills the rest
+            self._holder.wait()
+            if self._holder.stdout is not None:
+                self._holder.stdout.close()
+            self._holder = None
+        for pgid in list(self._groups):
+            kill_group(pgid)
+        for proc in self._services.values():
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        self._groups.clear()
+        self._services.clear()
+        if self._relays is not None:
+            self._relays.stop()
+            self._relays = None
+        shutil.rmtree(self.rundir, ignore_errors=True)
+
+    def __enter__(self) -> BubblewrapSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@functools.cache
+def _pinned_in_tree(tree: str) -> list[Path]:
+    found = []
+    for root, dirs, files in os.walk(tree):
+        # Node never pins a bundle file; skipping node_modules keeps big workdirs quick.
+        dirs[:] = [d for d in dirs
+                   if d not in (".git", "__pycache__", ".stripebench", "node_modules")]
+        for name in files:
+            if name in ("ca-certificates.crt", "cacert.pem"):
+                candidate = Path(root) / name
+                if any(str(candidate).endswith(p) for p in PINNED_BUNDLES):
+                    found.append(candidate)
+    return found
+
+
+_URL_PROBE = """
+import sys, urllib.request, urllib.error
+try:
+    urllib.request.urlopen(sys.argv[1], timeout=2)
+except urllib.error.HTTPError as e:
+    sys.exit(0 if e.code < 500 else 1)
+except Exception:
+    sys.exit(1)
+"""
+
+
+def _python() -> str:
+    return "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+
+
+def _read_child_pid(fd: int, holder: subprocess.Popen[bytes], log: Path) -> int:
+    data = b""
+    deadline = time.monotonic() + START_TIMEOUT
+    import select
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            chunk = os.read(fd, 4096)
+            data += chunk
+            try:
+                return int(json.loads(data)["child-pid"])
+            except ValueError:
+                if not chunk:
+                    break
+        elif holder.poll() is not None:
+            break
+    raise SandboxError(f"bubblewrap failed to start: {tail(log)}")
+
+
+def _readline(stream: Any, timeout: float) -> bytes:
+    import select
+    ready, _, _ = select.select([stream], [], [], timeout)
+    return stream.readline() if ready else b""

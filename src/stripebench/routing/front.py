@@ -1,0 +1,71 @@
+"""Relays that run in the harness's own process, on a background event loop.
+
+`RelayThread` hosts any number of listeners: the TLS front (TLS with our leaf
+certificate on a unix socket or TCP port, plaintext HTTP on to the emulator's port, so
+the emulator itself never needs to know about TLS) and port forwards out of a sandbox.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import threading
+from collections.abc import Coroutine
+from typing import Any
+from urllib.parse import urlsplit
+
+from . import relay
+
+
+def emulator_address(url: str) -> str:
+    """`http://127.0.0.1:12111` -> `tcp:127.0.0.1:12111` (the emulator's plain HTTP port)."""
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    if parts.scheme != "http" or not parts.hostname:
+        raise ValueError(f"expected the emulator's plain HTTP address like "
+                         f"http://127.0.0.1:12111, got {url!r}")
+    return f"tcp:{parts.hostname}:{parts.port or 80}"
+
+
+class RelayThread:
+    """An asyncio loop in a daemon thread carrying relays until `stop()`."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._servers: list[asyncio.Server] = []
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True,
+                                        name="stripebench-relay")
+        self._thread.start()
+
+    def _run(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=30)
+
+    def add(self, listen: str, target: str, tls: ssl.SSLContext | None = None) -> str:
+        """Listen at `listen` (tcp:HOST:0 picks a free port), relay to `target`.
+
+        Returns the bound address (with the real port)."""
+        async def start() -> asyncio.Server:
+            options: dict[str, Any] = {"ssl": tls} if tls is not None else {}
+            return await relay.listen(listen, relay.connector(target), **options)
+
+        server: asyncio.Server = self._run(start())
+        self._servers.append(server)
+        kind, where, _ = relay.parse(listen)
+        if kind == "unix":
+            return listen
+        port = server.sockets[0].getsockname()[1]
+        return f"tcp:{where}:{port}"
+
+    def stop(self) -> None:
+        async def close() -> None:
+            for server in self._servers:
+                server.close()
+            self._servers.clear()
+
+        if self.loop.is_running():
+            self._run(close())
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(timeout=5)
+
+
+def port_of(address: str) -> int:
+    return relay.parse(address)[2]
