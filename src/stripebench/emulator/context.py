@@ -68,7 +68,8 @@ class Ctx:
             kind: str | None = None) -> dict[str, Any]:
         obj = self.maybe(object_id, object_type)
         if obj is None:
-            raise missing(kind or object_type.replace("_", " ").split(".")[-1], str(object_id), param)
+            name = kind or object_type.replace("_", " ").split(".")[-1]
+            raise missing(name, str(object_id), param)
         return obj
 
     def all(self, object_type: str) -> list[dict[str, Any]]:

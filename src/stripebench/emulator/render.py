@@ -30,8 +30,30 @@ def includable(object_type: str, field: str) -> Callable[[Includer], Includer]:
     return register
 
 
+# Fields Stripe sends only when expanded although they are stored on the object
+# (a price's `currency_options` and `tiers`, a coupon's `applies_to`).
+HIDDEN: dict[str, frozenset[str]] = {}
+
+
+def hidden_unless_expanded(object_type: str, *fields: str) -> None:
+    HIDDEN[object_type] = HIDDEN.get(object_type, frozenset()) | frozenset(fields)
+    for name in fields:
+        INCLUDABLE[(object_type, name)] = _stored(name)
+
+
+def _stored(name: str) -> Includer:
+    def include(ctx: Ctx, obj: dict[str, Any]) -> Any:
+        return obj.get(name)
+    return include
+
+
 def public_copy(value: Any) -> Any:
     if isinstance(value, dict):
+        kind = value.get("object")
+        hidden = HIDDEN.get(kind) if HIDDEN and type(kind) is str else None
+        if hidden:
+            return {k: public_copy(v) for k, v in value.items()
+                    if not k.startswith("_") and k not in hidden}
         return {k: public_copy(v) for k, v in value.items() if not k.startswith("_")}
     if isinstance(value, list):
         return [public_copy(v) for v in value]
@@ -70,13 +92,15 @@ def _expand(ctx: Ctx, source: dict[str, Any], out: dict[str, Any], tree: dict[st
     for field, subtree in tree.items():
         path = f"{prefix}{field}"
         if out.get("object") in ("list", "search_result") and field == "data":
-            for src_item, item in zip(source.get("data", []), out.get("data", [])):
+            for src_item, item in zip(source.get("data", []), out.get("data", []), strict=False):
                 if isinstance(item, dict):
                     _expand(ctx, src_item, item, subtree, f"{path}.")
             continue
-        includer = INCLUDABLE.get((str(source.get("object")), field))
+        object_type = str(source.get("object"))
+        includer = INCLUDABLE.get((object_type, field))
         if includer is not None and (field not in source or source.get(field) is None
-                                     or isinstance(source.get(field), str)):
+                                     or isinstance(source.get(field), str)
+                                     or field in HIDDEN.get(object_type, ())):
             value = includer(ctx, source)
             out[field] = public_copy(value)
             if isinstance(value, dict):
@@ -95,7 +119,7 @@ def _expandable(spec: dict[str, Any] | None) -> bool:
     kind = spec.get("type")
     if kind == "array":
         return _expandable(spec.get("items"))
-    return kind in ("expandable", "any") or (kind == "object" and "fields" in spec)
+    return kind in ("expandable", "any", "map") or (kind == "object" and "fields" in spec)
 
 
 def _expand_value(ctx: Ctx, src: Any, value: Any, subtree: dict[str, Any], path: str,
@@ -115,7 +139,7 @@ def _expand_value(ctx: Ctx, src: Any, value: Any, subtree: dict[str, Any], path:
         item_spec = spec.get("items") if spec else None
         src_list = src if isinstance(src, list) else [None] * len(value)
         return [_expand_value(ctx, s, v, subtree, path, item_spec)
-                for s, v in zip(src_list, value)]
+                for s, v in zip(src_list, value, strict=False)]
     if isinstance(value, dict):
         nested = spec.get("fields") if spec and spec.get("type") == "object" else None
         _expand(ctx, src if isinstance(src, dict) else value, value, subtree, f"{path}.",

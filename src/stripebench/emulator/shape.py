@@ -82,8 +82,12 @@ def conform(obj: dict[str, Any]) -> dict[str, Any]:
 def _fill(value: dict[str, Any], fields: dict[str, Any], top: bool = False) -> None:
     for name, spec in fields.items():
         if name not in value:
-            if top or spec.get("type") == "list" or name == "deleted":
-                continue  # top-level fields come from `blank`; lists only when Stripe sends them
+            kind = spec.get("type")
+            if (top or kind == "list" or name == "deleted"
+                    or (kind == "map" and spec.get("nullable"))):
+                # Top-level fields come from `blank`; lists only when Stripe sends them; an
+                # unset nested map (`fixed_amount.currency_options`) is left out, not null.
+                continue
             value[name] = _field_default(name, spec)
             continue
         _fill_child(value[name], spec)

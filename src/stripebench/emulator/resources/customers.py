@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..context import Ctx
+from ..errors import InvalidRequest, missing
 from ..events import changed
 from ..listing import paginate
 from ..router import api
 from ..search import field, search
-from ._common import apply, deleted, merge_metadata
+from ._common import apply, currency, deleted, merge_metadata
 
 FIELDS = ("address", "balance", "description", "email", "name", "phone", "shipping",
           "preferred_locales", "tax_exempt", "invoice_prefix", "next_invoice_sequence",
@@ -72,8 +73,13 @@ def update(ctx: Ctx, params: dict[str, Any], customer: str) -> dict[str, Any]:
         for key, value in settings.items():
             current[key] = value
         obj["invoice_settings"] = current
-    for hook in UPDATE_HOOKS:
-        hook(ctx, obj, params)
+    try:
+        for hook in UPDATE_HOOKS:
+            hook(ctx, obj, params)
+    except Exception:
+        obj.clear()  # a hook rejected the update: leave the customer as it was
+        obj.update(before)
+        raise
     ctx.put(obj)
     ctx.emit("customer.updated", obj, changed(before, obj))
     return obj
@@ -102,3 +108,120 @@ def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
 def search_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     return search(ctx, ctx.account.iter_type("customer"), params, "/v1/customers/search",
                   SEARCH_FIELDS)
+
+
+# ------------------------------------------------------------------ balance transactions
+
+def record_balance_transaction(ctx: Ctx, customer: dict[str, Any], amount: int, currency: str,
+                               type_: str = "adjustment", **fields: Any) -> dict[str, Any]:
+    """Move a customer's credit balance (negative = credit) and record why.
+
+    Billing uses this too (invoices applying or overpaying the balance).
+    """
+    if customer.get("currency") and customer["currency"] != currency:
+        raise InvalidRequest(
+            f"The currency of this balance transaction ({currency}) must match the customer's "
+            f"currency ({customer['currency']}).", param="currency")
+    before = dict(customer)
+    customer["balance"] = int(customer.get("balance") or 0) + amount
+    customer["currency"] = currency
+    txn = ctx.new("customer_balance_transaction", "cbtxn", amount=amount, currency=currency,
+                  customer=customer["id"], ending_balance=customer["balance"], type=type_,
+                  **fields)
+    ctx.put(txn)
+    ctx.put(customer)
+    ctx.emit("customer.updated", customer, changed(before, customer))
+    return txn
+
+
+@api("POST", "/v1/customers/{customer}/balance_transactions")
+def create_balance_transaction(ctx: Ctx, params: dict[str, Any], customer: str) -> dict[str, Any]:
+    owner = ctx.get(customer, "customer", "customer")
+    return record_balance_transaction(
+        ctx, owner, params["amount"], currency(params["currency"]),
+        description=params.get("description"),
+        metadata=merge_metadata({}, params.get("metadata") or {}))
+
+
+def _balance_transaction(ctx: Ctx, customer: str, transaction: str) -> dict[str, Any]:
+    ctx.get(customer, "customer", "customer")
+    txn = ctx.get(transaction, "customer_balance_transaction", "transaction",
+                  kind="customer balance transaction")
+    if txn["customer"] != customer:
+        raise missing("customer balance transaction", transaction, "transaction")
+    return txn
+
+
+@api("GET", "/v1/customers/{customer}/balance_transactions/{transaction}")
+def retrieve_balance_transaction(ctx: Ctx, params: dict[str, Any], customer: str,
+                                 transaction: str) -> dict[str, Any]:
+    return _balance_transaction(ctx, customer, transaction)
+
+
+@api("POST", "/v1/customers/{customer}/balance_transactions/{transaction}")
+def update_balance_transaction(ctx: Ctx, params: dict[str, Any], customer: str,
+                               transaction: str) -> dict[str, Any]:
+    txn = _balance_transaction(ctx, customer, transaction)
+    apply(txn, params, ("description", "metadata"))
+    ctx.put(txn)
+    return txn
+
+
+@api("GET", "/v1/customers/{customer}/balance_transactions")
+def list_balance_transactions(ctx: Ctx, params: dict[str, Any], customer: str) -> dict[str, Any]:
+    ctx.get(customer, "customer", "customer")
+    invoice = params.get("invoice")
+
+    def where(t: dict[str, Any]) -> bool:
+        return t["customer"] == customer and (invoice is None or t.get("invoice") == invoice)
+    return paginate(ctx, ctx.account.iter_type("customer_balance_transaction"), params,
+                    f"/v1/customers/{customer}/balance_transactions", where)
+
+
+# ------------------------------------------------------------------ tax ids
+
+@api("POST", "/v1/customers/{customer}/tax_ids")
+def create_tax_id(ctx: Ctx, params: dict[str, Any], customer: str) -> dict[str, Any]:
+    ctx.get(customer, "customer", "customer")
+    kind, value = params["type"], params["value"]
+    country = value[:2].upper() if kind == "eu_vat" else kind.split("_")[0].upper()
+    if kind == "eu_vat" and not value[:2].isalpha():
+        raise InvalidRequest(f"Invalid value for eu_vat: {value}.", param="value",
+                             code="tax_id_invalid")
+    tax_id = ctx.new("tax_id", "txi", type=kind, value=value, country=country,
+                     customer=customer,
+                     owner={"type": "customer", "customer": customer, "account": None,
+                            "application": None, "customer_account": None},
+                     verification={"status": "pending", "verified_address": None,
+                                   "verified_name": None})
+    ctx.put(tax_id)
+    ctx.emit("customer.tax_id.created", tax_id)
+    return tax_id
+
+
+def _tax_id(ctx: Ctx, customer: str, id: str) -> dict[str, Any]:
+    ctx.get(customer, "customer", "customer")
+    tax_id = ctx.get(id, "tax_id", "id", kind="tax ID")
+    if tax_id["customer"] != customer:
+        raise missing("tax ID", id)
+    return tax_id
+
+
+@api("GET", "/v1/customers/{customer}/tax_ids/{id}")
+def retrieve_tax_id(ctx: Ctx, params: dict[str, Any], customer: str, id: str) -> dict[str, Any]:
+    return _tax_id(ctx, customer, id)
+
+
+@api("DELETE", "/v1/customers/{customer}/tax_ids/{id}")
+def delete_tax_id(ctx: Ctx, params: dict[str, Any], customer: str, id: str) -> dict[str, Any]:
+    tax_id = _tax_id(ctx, customer, id)
+    ctx.remove(id)
+    ctx.emit("customer.tax_id.deleted", tax_id)
+    return deleted(tax_id)
+
+
+@api("GET", "/v1/customers/{customer}/tax_ids")
+def list_tax_ids(ctx: Ctx, params: dict[str, Any], customer: str) -> dict[str, Any]:
+    ctx.get(customer, "customer", "customer")
+    return paginate(ctx, ctx.account.iter_type("tax_id"), params,
+                    f"/v1/customers/{customer}/tax_ids", lambda t: t["customer"] == customer)

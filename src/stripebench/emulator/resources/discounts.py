@@ -8,6 +8,7 @@ from ..context import Ctx
 from ..errors import InvalidRequest
 from ..events import changed
 from ..listing import paginate
+from ..render import hidden_unless_expanded
 from ..router import api
 from ..versions import request_change, response_change
 from ._common import apply, currency, deleted, merge_metadata
@@ -16,6 +17,8 @@ CLOVER = "2025-09-30.clover"
 
 
 # ------------------------------------------------------------------ coupons
+
+hidden_unless_expanded("coupon", "applies_to", "currency_options")
 
 @api("POST", "/v1/coupons")
 def create_coupon(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
@@ -97,6 +100,9 @@ def coupon_usable(ctx: Ctx, coupon: dict[str, Any]) -> bool:
 def promotion_code_coupon_param(ctx: Ctx, method: str, template: str,
                                 params: dict[str, Any]) -> dict[str, Any]:
     """Before clover, promotion codes took a top-level `coupon`."""
+    if template == "/v1/promotion_codes" and method == "POST" and "promotion" in params:
+        raise InvalidRequest("Received unknown parameter: promotion", code="parameter_unknown",
+                             param="promotion")
     if template == "/v1/promotion_codes" and method == "POST" and "coupon" in params:
         params = dict(params)
         params["promotion"] = {"type": "coupon", "coupon": params.pop("coupon")}

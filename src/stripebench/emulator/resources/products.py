@@ -8,6 +8,7 @@ from ..context import Ctx
 from ..errors import InvalidRequest
 from ..events import changed
 from ..listing import paginate
+from ..render import hidden_unless_expanded
 from ..router import api
 from ..search import field, search
 from ._common import apply, currency, deleted, merge_metadata, require
@@ -99,6 +100,41 @@ def search_products(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ prices
 
+# Stripe leaves these out of a price unless asked (`expand[]=currency_options`).
+hidden_unless_expanded("price", "currency_options", "tiers")
+
+
+def _tiers(tiers: list[dict[str, Any]] | None, param: str = "tiers") -> list[dict[str, Any]] | None:
+    """Tiers as Stripe returns them: `up_to: inf` becomes null, decimals mirror integers."""
+    if not tiers:
+        return None
+    out = []
+    for index, tier in enumerate(tiers):
+        up_to = tier.get("up_to")
+        if up_to == "inf" and index != len(tiers) - 1:
+            raise InvalidRequest("Only the last tier can have `up_to` set to `inf`.",
+                                 param=f"{param}[{index}][up_to]")
+        unit, flat = tier.get("unit_amount"), tier.get("flat_amount")
+        out.append({
+            "flat_amount": flat,
+            "flat_amount_decimal": (str(flat) if flat is not None
+                                    else tier.get("flat_amount_decimal")),
+            "unit_amount": unit,
+            "unit_amount_decimal": (str(unit) if unit is not None
+                                    else tier.get("unit_amount_decimal")),
+            "up_to": None if up_to == "inf" else up_to})
+    if out[-1]["up_to"] is not None:
+        raise InvalidRequest("The last tier must have `up_to` set to `inf`.",
+                             param=f"{param}[{len(tiers) - 1}][up_to]")
+    return out
+
+
+def _custom_amount(spec: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not spec or not spec.get("enabled"):
+        return None
+    return {"maximum": spec.get("maximum"), "minimum": spec.get("minimum"),
+            "preset": spec.get("preset")}
+
 def build_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     cur = currency(require(params, "currency"))
     if params.get("product_data"):
@@ -109,7 +145,7 @@ def build_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     scheme = params.get("billing_scheme", "per_unit")
     amount = params.get("unit_amount")
     decimal = params.get("unit_amount_decimal")
-    custom = params.get("custom_unit_amount")
+    custom = _custom_amount(params.get("custom_unit_amount"))
     if scheme == "per_unit" and amount is None and decimal is None and not custom:
         raise InvalidRequest("Missing required param: unit_amount.", code="parameter_missing",
                              param="unit_amount")
@@ -149,9 +185,9 @@ def build_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         options = {}
         for code, opt in params["currency_options"].items():
             options[currency(code, f"currency_options[{code}]")] = {
-                "custom_unit_amount": opt.get("custom_unit_amount"),
+                "custom_unit_amount": _custom_amount(opt.get("custom_unit_amount")),
                 "tax_behavior": opt.get("tax_behavior", params.get("tax_behavior", "unspecified")),
-                "tiers": opt.get("tiers"),
+                "tiers": _tiers(opt.get("tiers"), f"currency_options[{code}][tiers]"),
                 "unit_amount": opt.get("unit_amount"),
                 "unit_amount_decimal": str(opt["unit_amount"]) if opt.get("unit_amount") is not None
                 else opt.get("unit_amount_decimal"),
@@ -167,7 +203,7 @@ def build_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         lookup_key=lookup_key, metadata=merge_metadata({}, params.get("metadata") or {}),
         nickname=params.get("nickname"), product=product_id, recurring=recurring,
         tax_behavior=params.get("tax_behavior", "unspecified"),
-        tiers=params.get("tiers") if params.get("tiers") else None,
+        tiers=_tiers(params.get("tiers")),
         tiers_mode=params.get("tiers_mode"), transform_quantity=params.get("transform_quantity"),
         type="recurring" if recurring else "one_time", unit_amount=amount,
         unit_amount_decimal=decimal if decimal is not None else (
