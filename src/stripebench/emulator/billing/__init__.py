@@ -1,0 +1,7 @@
+"""The billing engine behind subscriptions, invoices and test clocks.
+
+Resource modules (`resources/subscriptions.py`, `resources/invoices.py`, ...) hold the
+API surface; this package holds the arithmetic and state machines they share: periods
+and prorations (`timing`), invoice building and collection (`invoicing`, `collect`),
+and test clock advancement (`advance`).
+"""

@@ -1,0 +1,258 @@
+"""Finalizing invoices and collecting them: PaymentIntents, InvoicePayments, outcomes.
+
+Payments go through the payments engineer's engine (`resources.payment_intents`:
+`create_intent`, `confirm_intent` raising CardError on decline), so a declined card
+declines here exactly as it does for a direct PaymentIntent. Whenever an invoice's
+PaymentIntent succeeds (here, through Stripe.js, or `attach_payment`), the
+`payment_intent.succeeded` listener settles the invoice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import events
+from ..context import Ctx
+from ..errors import CardError, InvalidRequest
+from . import invoicing, timing
+from .invoicing import FAILED_HOOKS, PAID_HOOKS, RETRY_DAYS
+
+
+def _payments() -> Any:
+    from ..resources import payment_intents
+    return payment_intents
+
+
+def finalize(ctx: Ctx, inv: dict[str, Any]) -> dict[str, Any]:
+    """draft → open (or paid when nothing is due); creates the PaymentIntent to collect."""
+    invoicing.require_draft(inv, "finalize")
+    invoicing.recompute(ctx, inv)
+    now = ctx.now()
+    customer = ctx.maybe(inv["customer"], "customer") or {}
+    if customer:
+        sequence = int(customer.get("next_invoice_sequence") or 1)
+        inv["number"] = f"{customer.get('invoice_prefix') or 'INV'}-{sequence:04d}"
+        customer["next_invoice_sequence"] = sequence + 1
+        ctx.put(customer)
+    inv["status"] = "open"
+    inv["status_transitions"]["finalized_at"] = now
+    inv["effective_at"] = now
+    inv["automatically_finalizes_at"] = None
+    inv["hosted_invoice_url"] = ctx.url("invoice.stripe.com", f"/i/{inv['id']}")
+    inv["invoice_pdf"] = ctx.url("pay.stripe.com", f"/invoice/{inv['id']}/pdf")
+    inv["amount_due"] = max(inv["total"], 0)
+    inv["amount_remaining"] = inv["amount_due"]
+    if inv["collection_method"] == "send_invoice" and not inv.get("due_date"):
+        inv["due_date"] = now + int(inv.get("days_until_due") or 30) * timing.DAY
+    if inv["amount_due"] > 0:
+        pi = _payments().create_intent(ctx, {
+            "amount": inv["amount_due"], "currency": inv["currency"],
+            "customer": inv["customer"], "description": _description(inv),
+            "payment_method_types": ["card"],
+        })
+        pi["_invoice"] = inv["id"]
+        ctx.put(pi)
+        _record_payment(ctx, inv, pi, is_default=True)
+        inv["confirmation_secret"] = {"client_secret": pi["client_secret"],
+                                      "type": "payment_intent"}
+    ctx.put(inv)
+    ctx.emit("invoice.finalized", inv)
+    if inv["amount_due"] == 0:
+        _mark_paid(ctx, inv)
+    return inv
+
+
+def _description(inv: dict[str, Any]) -> str:
+    if invoicing.subscription_of(inv):
+        return "Subscription creation" if inv["billing_reason"] == "subscription_create" \
+            else "Subscription update"
+    return f"Payment for Invoice {inv.get('number') or ''}".strip()
+
+
+def _record_payment(ctx: Ctx, inv: dict[str, Any], pi: dict[str, Any],
+                    is_default: bool) -> dict[str, Any]:
+    record = ctx.new("invoice_payment", "inpay", amount_paid=None,
+                     amount_requested=pi["amount"], currency=pi["currency"], invoice=inv["id"],
+                     is_default=is_default, status="open",
+                     payment={"type": "payment_intent", "payment_intent": pi["id"],
+                              "charge": None, "payment_record": None},
+                     status_transitions={"canceled_at": None, "paid_at": None})
+    ctx.put(record)
+    inv["_payments"].append(record["id"])
+    return record
+
+
+def default_payment_method(ctx: Ctx, inv: dict[str, Any]) -> str | None:
+    if inv.get("default_payment_method"):
+        return str(inv["default_payment_method"])
+    sub = ctx.maybe(invoicing.subscription_of(inv), "subscription")
+    if sub and sub.get("default_payment_method"):
+        return str(sub["default_payment_method"])
+    customer = ctx.maybe(inv["customer"], "customer") or {}
+    method = (customer.get("invoice_settings") or {}).get("default_payment_method")
+    return str(method) if method else None
+
+
+def default_intent(ctx: Ctx, inv: dict[str, Any]) -> dict[str, Any] | None:
+    for record_id in inv.get("_payments", []):
+        record = ctx.maybe(record_id, "invoice_payment")
+        if record and record["is_default"] and record["status"] == "open":
+            return ctx.maybe(record["payment"]["payment_intent"], "payment_intent")
+    return None
+
+
+def attempt(ctx: Ctx, inv: dict[str, Any], payment_method: str | None = None,
+            raise_on_decline: bool = False) -> bool:
+    """Charge an open invoice's default PaymentIntent; True when the invoice is now paid."""
+    if inv["status"] != "open":
+        raise InvalidRequest(f"Invoice is already {inv['status']}.", code="invoice_not_open"
+                             if inv["status"] != "paid" else "invoice_already_paid")
+    method = payment_method or default_payment_method(ctx, inv)
+    if not method:
+        message = ("This customer has no attached payment source or default payment method. "
+                   "Please consider adding a default payment method.")
+        if raise_on_decline:
+            raise InvalidRequest(message, param="payment_method")
+        _failed(ctx, inv, None)
+        return False
+    pi = default_intent(ctx, inv)
+    if pi is None:
+        pi = _payments().create_intent(ctx, {
+            "amount": inv["amount_remaining"], "currency": inv["currency"],
+            "customer": inv["customer"], "description": _description(inv),
+            "payment_method_types": ["card"]})
+        pi["_invoice"] = inv["id"]
+        ctx.put(pi)
+        _record_payment(ctx, inv, pi, is_default=True)
+    inv["attempted"] = True
+    inv["attempt_count"] = int(inv.get("attempt_count") or 0) + 1
+    ctx.put(inv)
+    try:
+        _payments().confirm_intent(ctx, pi, {"payment_method": method, "off_session": True})
+    except CardError as exc:
+        _failed(ctx, inv, exc)
+        if raise_on_decline:
+            raise
+        return False
+    settle_intent(ctx, pi["id"])
+    return inv["status"] == "paid"
+
+
+def _failed(ctx: Ctx, inv: dict[str, Any], exc: CardError | None) -> None:
+    if not inv.get("attempted"):
+        inv["attempted"] = True
+        inv["attempt_count"] = int(inv.get("attempt_count") or 0) + 1
+    retries = inv["attempt_count"] - 1
+    automatic = inv["collection_method"] == "charge_automatically" and inv.get("auto_advance")
+    if automatic and invoicing.subscription_of(inv) and retries < len(RETRY_DAYS) \
+            and inv["billing_reason"] != "subscription_create":
+        inv["next_payment_attempt"] = ctx.now() + RETRY_DAYS[retries] * timing.DAY
+    else:
+        inv["next_payment_attempt"] = None
+    ctx.put(inv)
+    ctx.emit("invoice.payment_failed", inv)
+    for hook in FAILED_HOOKS:
+        hook(ctx, inv)
+
+
+def settle_intent(ctx: Ctx, intent_id: str) -> None:
+    """A PaymentIntent succeeded: credit the invoice payment it belongs to."""
+    for record in ctx.account.iter_type("invoice_payment"):
+        if record["payment"].get("payment_intent") != intent_id or record["status"] != "open":
+            continue
+        pi = ctx.maybe(intent_id, "payment_intent") or {}
+        inv = ctx.maybe(record["invoice"], "invoice")
+        if inv is None or pi.get("status") != "succeeded":
+            return
+        cctx = timing.for_customer(ctx, inv["customer"])
+        record["status"] = "paid"
+        record["amount_paid"] = int(pi.get("amount_received") or pi["amount"])
+        record["payment"]["charge"] = None
+        record["status_transitions"]["paid_at"] = cctx.now()
+        cctx.put(record)
+        inv["amount_paid"] = int(inv["amount_paid"]) + record["amount_paid"]
+        inv["amount_remaining"] = max(inv["amount_due"] - inv["amount_paid"], 0)
+        inv["_charge"] = pi.get("latest_charge")
+        if inv["amount_paid"] >= inv["amount_due"] and inv["status"] == "open":
+            _mark_paid(cctx, inv)
+        else:
+            cctx.put(inv)
+        return
+
+
+def _mark_paid(ctx: Ctx, inv: dict[str, Any], out_of_band: bool = False) -> None:
+    inv["status"] = "paid"
+    inv["amount_remaining"] = 0
+    inv["next_payment_attempt"] = None
+    inv["status_transitions"]["paid_at"] = ctx.now()
+    inv["_paid_out_of_band"] = out_of_band
+    for record_id in inv.get("_payments", []):
+        record = ctx.maybe(record_id, "invoice_payment")
+        if record and record["status"] == "open":
+            record["status"] = "canceled"
+            record["status_transitions"]["canceled_at"] = ctx.now()
+            ctx.put(record)
+    ctx.put(inv)
+    ctx.emit("invoice.paid", inv)
+    ctx.emit("invoice.payment_succeeded", inv)
+    for hook in PAID_HOOKS:
+        hook(ctx, inv)
+
+
+def pay_out_of_band(ctx: Ctx, inv: dict[str, Any]) -> None:
+    inv["amount_paid"] = inv["amount_remaining"] + int(inv["amount_paid"])
+    inv["amount_paid_off_stripe"] = inv["amount_remaining"]
+    _mark_paid(ctx, inv, out_of_band=True)
+
+
+def void(ctx: Ctx, inv: dict[str, Any]) -> None:
+    if inv["status"] not in ("open", "uncollectible"):
+        raise InvalidRequest(f"You can only pass in open or uncollectible invoices. This "
+                             f"invoice is {inv['status']}.", param="invoice")
+    inv["status"] = "void"
+    inv["status_transitions"]["voided_at"] = ctx.now()
+    inv["next_payment_attempt"] = None
+    for record_id in inv.get("_payments", []):
+        record = ctx.maybe(record_id, "invoice_payment")
+        if record and record["status"] == "open":
+            record["status"] = "canceled"
+            record["status_transitions"]["canceled_at"] = ctx.now()
+            ctx.put(record)
+            pi = ctx.maybe(record["payment"]["payment_intent"], "payment_intent")
+            if pi and pi["status"] in ("requires_payment_method", "requires_confirmation",
+                                       "requires_action"):
+                before = dict(pi)
+                pi["status"] = "canceled"
+                pi["canceled_at"] = ctx.now()
+                pi["cancellation_reason"] = "void_invoice"
+                ctx.put(pi)
+                ctx.emit("payment_intent.canceled", pi, events.changed(before, pi))
+    ctx.put(inv)
+    ctx.emit("invoice.voided", inv)
+
+
+def attach(ctx: Ctx, inv: dict[str, Any], pi: dict[str, Any]) -> None:
+    """`attach_payment`: one more PaymentIntent counts towards this invoice."""
+    if inv["status"] != "open":
+        raise InvalidRequest(f"You can only attach payments to open invoices. This invoice is "
+                             f"{inv['status']}.", param="invoice")
+    if pi.get("_invoice") and pi["_invoice"] != inv["id"]:
+        raise InvalidRequest("This PaymentIntent is already attached to another invoice.",
+                             param="payment_intent")
+    if pi["currency"] != inv["currency"]:
+        raise InvalidRequest("The PaymentIntent's currency must match the invoice's.",
+                             param="payment_intent")
+    pi["_invoice"] = inv["id"]
+    ctx.put(pi)
+    _record_payment(ctx, inv, pi, is_default=False)
+    ctx.put(inv)
+    if pi["status"] == "succeeded":
+        settle_intent(ctx, pi["id"])
+
+
+def _on_event(ctx: Ctx, event: dict[str, Any]) -> None:
+    if event["type"] == "payment_intent.succeeded":
+        settle_intent(ctx, event["data"]["object"]["id"])
+
+
+events.LISTENERS.append(_on_event)

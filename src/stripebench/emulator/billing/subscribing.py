@@ -1,0 +1,266 @@
+"""The subscription lifecycle: first invoice, renewals, prorations, status, cancellation.
+
+Subscriptions keep their current period privately (`_period`) and on every item
+(`current_period_start/end`, the basil+ shape); older API versions read it back at the
+subscription level. All times come from the customer's clock (`timing.for_customer`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..context import Ctx
+from ..events import changed
+from . import collect, invoicing, items, timing
+
+ACTIVE_LIKE = ("active", "trialing", "past_due", "unpaid")
+INCOMPLETE_EXPIRES = 23 * 3600
+
+
+def save(ctx: Ctx, sub: dict[str, Any]) -> dict[str, Any]:
+    """Store the subscription with its embedded items list refreshed."""
+    data = [ctx.maybe(i, "subscription_item") for i in sub.get("_item_ids", [])]
+    sub["items"] = {"object": "list", "data": [d for d in data if d], "has_more": False,
+                    "total_count": len([d for d in data if d]),
+                    "url": f"/v1/subscription_items?subscription={sub['id']}"}
+    return ctx.put(sub)
+
+
+def live_items(ctx: Ctx, sub: dict[str, Any]) -> list[dict[str, Any]]:
+    return [i for i in (ctx.maybe(x, "subscription_item") for x in sub.get("_item_ids", []))
+            if i]
+
+
+def set_period(ctx: Ctx, sub: dict[str, Any], start: int, end: int) -> None:
+    sub["_period"] = [start, end]
+    for item in live_items(ctx, sub):
+        item["current_period_start"], item["current_period_end"] = start, end
+        ctx.put(item)
+
+
+def cycle_price(ctx: Ctx, sub: dict[str, Any]) -> dict[str, Any]:
+    """The price whose interval sets the billing cycle (the first item's)."""
+    return items.price_of(ctx, live_items(ctx, sub)[0])
+
+
+def next_period_end(ctx: Ctx, sub: dict[str, Any], start: int) -> int:
+    return timing.period_after(cycle_price(ctx, sub), sub["billing_cycle_anchor"], start)
+
+
+def transition(ctx: Ctx, sub: dict[str, Any], status: str, **fields: Any) -> None:
+    before = {k: v for k, v in sub.items() if not k.startswith("_")}
+    sub["status"] = status
+    sub.update(fields)
+    save(ctx, sub)
+    ctx.emit("customer.subscription.updated", sub, changed(before, sub))
+
+
+# ------------------------------------------------------------------ invoices
+
+def cycle_lines(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any], period: tuple[int, int],
+                usage_period: tuple[int, int] | None, trial: bool = False) -> None:
+    """Lines for one billing period: licensed items in advance, metered usage in arrears."""
+    currency = sub["currency"]
+    for item in live_items(ctx, sub):
+        price = items.price_of(ctx, item)
+        if items.is_metered(price):
+            if usage_period is None:
+                quantity, amount, span = 0, 0, period
+            else:
+                from .metering import usage
+                quantity = usage(ctx, price, sub["customer"], *usage_period)
+                amount = timing.price_amount(price, quantity, currency)
+                span = usage_period
+            invoicing.add_line(ctx, inv, amount=amount, description=items.describe(
+                ctx, price, quantity, currency), price=price, quantity=quantity, period=span,
+                subscription=sub["id"], subscription_item=item["id"])
+            continue
+        quantity = int(item.get("quantity") or 0)
+        if trial:
+            description = f"Trial period for {items.product_name(ctx, price)}"
+            amount = 0
+        else:
+            description = items.describe(ctx, price, quantity, currency)
+            amount = timing.price_amount(price, quantity, currency)
+        invoicing.add_line(ctx, inv, amount=amount, description=description, price=price,
+                           quantity=quantity, period=period, subscription=sub["id"],
+                           subscription_item=item["id"])
+
+
+def subscription_invoice(ctx: Ctx, sub: dict[str, Any], reason: str,
+                         period: tuple[int, int]) -> dict[str, Any]:
+    customer = ctx.get(sub["customer"], "customer")
+    inv = invoicing.new_invoice(
+        ctx, customer, currency=sub["currency"], subscription=sub, billing_reason=reason,
+        collection_method=sub["collection_method"], days_until_due=sub.get("days_until_due"),
+        auto_advance=True, default_payment_method=None, description=sub.get("description"),
+        period=period)
+    inv["discounts"] = active_discounts(ctx, sub, period[0])
+    return inv
+
+
+def active_discounts(ctx: Ctx, sub: dict[str, Any], when: int) -> list[str]:
+    found = []
+    for discount_id in sub.get("discounts") or []:
+        discount = ctx.maybe(discount_id, "discount")
+        if discount and (discount.get("end") is None or discount["end"] > when):
+            found.append(discount_id)
+    return found
+
+
+def after_invoiced(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any]) -> None:
+    """`once` coupons are used up by the first invoice that carries them."""
+    for discount_id in list(inv.get("discounts") or []):
+        discount = ctx.maybe(discount_id, "discount")
+        coupon = ctx.maybe(((discount or {}).get("source") or {}).get("coupon"), "coupon")
+        if discount and coupon and coupon.get("duration") == "once" and \
+                discount_id in (sub.get("discounts") or []):
+            sub["discounts"] = [d for d in sub["discounts"] if d != discount_id]
+            discount["end"] = ctx.now()
+            ctx.put(discount)
+
+
+def finalize_and_collect(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any],
+                         raise_on_decline: bool = False) -> None:
+    invoicing.save(ctx, inv)
+    ctx.emit("invoice.created", inv)
+    collect.finalize(ctx, inv)
+    if inv["status"] == "open" and inv["collection_method"] == "charge_automatically":
+        collect.attempt(ctx, inv, raise_on_decline=raise_on_decline)
+
+
+# ------------------------------------------------------------------ renewals
+
+def renew(ctx: Ctx, sub: dict[str, Any]) -> dict[str, Any]:
+    """At the end of the current period: roll to the next and draft its invoice."""
+    old_start, old_end = sub["_period"]
+    was_trial = sub["status"] == "trialing" and sub.get("trial_end") and \
+        sub["trial_end"] <= old_end
+    new_end = next_period_end(ctx, sub, old_end)
+    before = {k: v for k, v in sub.items() if not k.startswith("_")}
+    set_period(ctx, sub, old_end, new_end)
+    if was_trial:
+        sub["status"] = "active"
+    inv = subscription_invoice(ctx, sub, "subscription_cycle", (old_start, old_end))
+    cycle_lines(ctx, sub, inv, (old_end, new_end), (old_start, old_end))
+    invoicing.pull_pending_items(ctx, inv, sub["id"])
+    after_invoiced(ctx, sub, inv)
+    invoicing.save(ctx, inv)
+    sub["latest_invoice"] = inv["id"]
+    save(ctx, sub)
+    ctx.emit("invoice.created", inv)
+    ctx.emit("customer.subscription.updated", sub, changed(before, sub))
+    return inv
+
+
+def finalize_due(ctx: Ctx, inv: dict[str, Any]) -> None:
+    """A renewal draft reached `automatically_finalizes_at`: finalize and charge."""
+    collect.finalize(ctx, inv)
+    if inv["status"] == "open" and inv["collection_method"] == "charge_automatically":
+        collect.attempt(ctx, inv)
+
+
+# ------------------------------------------------------------------ prorations
+
+def proration_items(ctx: Ctx, sub: dict[str, Any], item: dict[str, Any],
+                    old: tuple[dict[str, Any], int] | None, new: tuple[dict[str, Any], int] | None,
+                    when: int) -> list[dict[str, Any]]:
+    """Credit the unused time of the old (price, quantity), charge the new, to the second."""
+    start, end = sub["_period"]
+    if sub["status"] == "trialing" or when >= end:
+        return []
+    customer = ctx.get(sub["customer"], "customer")
+    made = []
+    span, remaining = end - start, end - when
+    date = timing.fmt_date(when)
+    for sign, pair, word in ((-1, old, "Unused"), (1, new, "Remaining")):
+        if pair is None:
+            continue
+        price, quantity = pair
+        if items.is_metered(price):
+            continue
+        amount = sign * timing.prorate(timing.price_amount(price, quantity, sub["currency"]),
+                                       remaining, span)
+        made.append(invoicing.new_invoice_item(
+            ctx, customer, currency=sub["currency"], amount=amount,
+            description=f"{word} time on {quantity} × {items.product_name(ctx, price)} "
+                        f"after {date}", period=(when, end), price=price, quantity=quantity,
+            proration=True, subscription=sub["id"], subscription_item=item["id"]))
+    return made
+
+
+def invoice_now(ctx: Ctx, sub: dict[str, Any], reason: str = "subscription_update",
+                raise_on_decline: bool = False) -> dict[str, Any] | None:
+    """`always_invoice`: bill the pending prorations right away."""
+    pending = [i for i in ctx.account.iter_type("invoiceitem")
+               if not i.get("invoice") and ((i.get("parent") or {}).get(
+                   "subscription_details") or {}).get("subscription") == sub["id"]]
+    if not pending:
+        return None
+    inv = subscription_invoice(ctx, sub, reason, (ctx.now(), ctx.now()))
+    inv["discounts"] = []
+    invoicing.pull_pending_items(ctx, inv, sub["id"], only_subscription=True)
+    sub["latest_invoice"] = inv["id"]
+    save(ctx, sub)
+    finalize_and_collect(ctx, sub, inv, raise_on_decline)
+    return inv
+
+
+# ------------------------------------------------------------------ cancellation
+
+def cancel_now(ctx: Ctx, sub: dict[str, Any], *, prorate: bool = False,
+               invoice_now_: bool = False, details: dict[str, Any] | None = None,
+               reason: str = "cancellation_requested") -> dict[str, Any]:
+    now = ctx.now()
+    if prorate:
+        for item in live_items(ctx, sub):
+            price = items.price_of(ctx, item)
+            proration_items(ctx, sub, item, (price, int(item.get("quantity") or 0)), None, now)
+    if invoice_now_:
+        invoice_now(ctx, sub, "subscription_cycle")
+    for inv in ctx.account.iter_type("invoice"):
+        if invoicing.subscription_of(inv) == sub["id"] and inv["status"] == "open" and \
+                inv["collection_method"] == "charge_automatically":
+            inv["next_payment_attempt"] = None
+            inv["auto_advance"] = False
+            ctx.put(inv)
+    sub["status"] = "canceled"
+    sub["canceled_at"] = sub.get("canceled_at") or now
+    sub["ended_at"] = now
+    sub["cancel_at_period_end"] = False
+    sub["cancellation_details"] = {"comment": (details or {}).get("comment"),
+                                   "feedback": (details or {}).get("feedback"),
+                                   "reason": reason}
+    save(ctx, sub)
+    ctx.emit("customer.subscription.deleted", sub)
+    return sub
+
+
+# ------------------------------------------------------------------ invoice outcomes
+
+def _on_paid(ctx: Ctx, inv: dict[str, Any]) -> None:
+    sub = ctx.maybe(invoicing.subscription_of(inv), "subscription")
+    if sub is None or sub["status"] not in ("incomplete", "past_due", "unpaid"):
+        return
+    if sub.get("latest_invoice") != inv["id"] and any(
+            i["status"] == "open" for i in ctx.account.iter_type("invoice")
+            if invoicing.subscription_of(i) == sub["id"]):
+        return
+    trialing = bool(sub.get("trial_end")) and sub["trial_end"] > ctx.now()
+    transition(ctx, sub, "trialing" if trialing else "active")
+
+
+def _on_failed(ctx: Ctx, inv: dict[str, Any]) -> None:
+    sub = ctx.maybe(invoicing.subscription_of(inv), "subscription")
+    if sub is None or inv["billing_reason"] == "subscription_create":
+        return
+    if sub["status"] in ("active", "trialing"):
+        transition(ctx, sub, "past_due")
+    elif sub["status"] == "past_due" and inv.get("next_payment_attempt") is None and \
+            inv["attempt_count"] > len(invoicing.RETRY_DAYS):
+        # Every retry failed: Stripe's default is to cancel the subscription.
+        cancel_now(ctx, sub, reason="payment_failed")
+
+
+invoicing.PAID_HOOKS.append(_on_paid)
+invoicing.FAILED_HOOKS.append(_on_failed)
