@@ -1,0 +1,55 @@
+"""Agents by name: oracle, noop, scripted, the built-in model loop, external CLIs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .base import Agent, AgentContext, AgentOutcome
+from .simple import NoopAgent, OracleAgent, ScriptedAgent
+
+EXTERNAL = ("goose", "claude-code", "codex")
+BUILTIN = ("openai", "anthropic")
+NAMES = ("oracle", "noop", "scripted", *BUILTIN, *EXTERNAL)
+
+
+class AgentError(ValueError):
+    pass
+
+
+def default_agent() -> tuple[str, str | None]:
+    """What `make run` uses: a model when an API key is set, the oracle otherwise."""
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        return "anthropic", os.environ.get("STRIPEBENCH_MODEL", "claude-sonnet-4-5")
+    if os.environ.get("OPENAI_API_KEY"):
+        return "openai", os.environ.get("STRIPEBENCH_MODEL", "gpt-5")
+    return "oracle", None
+
+
+def make_agent(name: str, model: str | None = None, *, script: Path | None = None,
+               base_url: str | None = None, options: dict[str, Any] | None = None) -> Agent:
+    options = options or {}
+    if name == "oracle":
+        return OracleAgent()
+    if name == "noop":
+        return NoopAgent()
+    if name == "scripted":
+        if script is None:
+            raise AgentError("the scripted agent needs --script FILE.json")
+        return ScriptedAgent(script)
+    if name in BUILTIN:
+        from .loop import ModelAgent
+
+        if not model:
+            raise AgentError(f"the {name} agent needs --model")
+        return ModelAgent(name, model, base_url=base_url, **options)
+    if name in EXTERNAL:
+        from .external import ExternalAgent
+
+        return ExternalAgent(name, model, **options)
+    raise AgentError(f"unknown agent {name!r}; known: {', '.join(NAMES)}")
+
+
+__all__ = ["Agent", "AgentContext", "AgentError", "AgentOutcome", "NAMES", "default_agent",
+           "make_agent"]

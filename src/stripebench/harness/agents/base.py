@@ -1,0 +1,48 @@
+"""What every agent gets and returns."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..sandbox import Sandbox
+from ..task import Task
+from ..tools import Toolbox
+from ..transcript import Transcript
+
+
+@dataclass
+class AgentContext:
+    task: Task
+    sandbox: Sandbox
+    toolbox: Toolbox
+    transcript: Transcript
+    prompt: str  # the instruction plus what the agent needs to know about its environment
+    deadline: float  # time.monotonic() value
+    max_turns: int
+    env: dict[str, str]  # what the agent's processes see (keys, base URLs)
+    trial_dir: Path
+    mcp_config: Path  # JSON for `stripebench mcp --config` (external agents)
+
+    def time_left(self) -> float:
+        return self.deadline - time.monotonic()
+
+
+@dataclass
+class AgentOutcome:
+    status: str = "completed"  # completed | turn_limit | timeout | error
+    turns: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Agent(Protocol):
+    name: str
+    model: str | None
+
+    def run(self, ctx: AgentContext) -> AgentOutcome: ...

@@ -1,0 +1,31 @@
+"""The system prompt (in the repo, versioned with the benchmark) and the task prompt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .task import Task
+
+PROMPTS = Path(__file__).parent / "prompts"
+
+
+def system_prompt() -> str:
+    return (PROMPTS / "system.md").read_text()
+
+
+def task_prompt(task: Task, workdir: Path, env: dict[str, str],
+                ports: dict[str, int] | None = None) -> str:
+    ports = ports or {}
+    services = "\n".join(
+        f"- `{s.name}`: `{s.command}`"
+        + (f" (listening on http://127.0.0.1:{ports[s.name]}, port in $PORT)"
+           if s.name in ports else "")
+        for s in task.services) or "- none"
+    keys = ", ".join(f"`{k}`" for k in sorted(env))
+    return (f"{task.instruction.rstrip()}\n\n---\n\n"
+            f"Working directory: `{workdir}` (your commands run there).\n"
+            f"Environment variables set for you: {keys}.\n"
+            f"Services already running from the working directory:\n{services}\n"
+            "Restart a service yourself after changing its code if you need to try it; "
+            "after you finish, the services are restarted from your working directory "
+            "and your work is checked.\n")

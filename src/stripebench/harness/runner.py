@@ -1,0 +1,140 @@
+"""A run: every (task, attempt) trial of one agent, in parallel, resumable after kill -9.
+
+Layout of a run directory:
+    run.json                           what was asked (agent, model, tasks, attempts)
+    trials/<task>/<attempt>/result.json  written last and atomically: a trial is done
+                                         exactly when this file exists
+    trials/<task>/<attempt>/...          transcript.jsonl, workdir/, grader.log, ...
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .agents import Agent
+from .emulator import Emulator
+from .task import Task
+from .trial import TrialConfig, run_trial, write_json_atomic
+
+RETRYABLE = ("setup_error", "service_error", "grader_error")
+
+
+class RunError(ValueError):
+    pass
+
+
+@dataclass
+class RunPlan:
+    out: Path
+    tasks: list[Task]
+    agent_name: str
+    model: str | None
+    attempts: int = 1
+    parallel: int = 1
+    sandbox: str = "local"
+    resume: bool = False
+    retry_errors: bool = False
+    agent_timeout: float | None = None
+    max_turns: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def trial_dir(out: Path, task_id: str, attempt: int) -> Path:
+    return out / "trials" / task_id / str(attempt)
+
+
+def load_result(path: Path) -> dict[str, Any] | None:
+    try:
+        data: dict[str, Any] = json.loads((path / "result.json").read_text())
+        return data
+    except (OSError, json.JSONDecodeError):
+        return None
+
+
+def prepare(plan: RunPlan) -> dict[str, Any]:
+    """Create or reopen run.json; on resume the agent and model must match."""
+    meta_path = plan.out / "run.json"
+    if meta_path.exists():
+        meta: dict[str, Any] = json.loads(meta_path.read_text())
+        if not plan.resume:
+            raise RunError(f"{plan.out} already holds a run; use --resume to finish it or "
+                           "choose another --out")
+        if (meta["agent"], meta.get("model")) != (plan.agent_name, plan.model):
+            raise RunError(f"{plan.out} was run with agent {meta['agent']} model "
+                           f"{meta.get('model')}; cannot resume with {plan.agent_name} "
+                           f"{plan.model}")
+        meta["tasks"] = sorted(set(meta["tasks"]) | {t.id for t in plan.tasks})
+        meta["attempts"] = max(meta["attempts"], plan.attempts)
+        meta.setdefault("resumed", []).append(time.time())
+    else:
+        plan.out.mkdir(parents=True, exist_ok=True)
+        meta = {"run_id": f"{plan.out.name}-{secrets.token_hex(3)}", "name": plan.out.name,
+                "agent": plan.agent_name, "model": plan.model,
+                "tasks": [t.id for t in plan.tasks], "attempts": plan.attempts,
+                "sandbox": plan.sandbox, "created": time.time(), **plan.extra}
+    write_json_atomic(meta_path, meta)
+    return meta
+
+
+def pending(plan: RunPlan) -> tuple[list[tuple[Task, int]], int]:
+    todo, done = [], 0
+    for task in plan.tasks:
+        for attempt in range(1, plan.attempts + 1):
+            result = load_result(trial_dir(plan.out, task.id, attempt))
+            if result is not None and not (plan.retry_errors and result["status"] in RETRYABLE):
+                done += 1
+            else:
+                todo.append((task, attempt))
+    return todo, done
+
+
+def execute(plan: RunPlan, make_agent: Callable[[], Agent],
+            on_result: Callable[[dict[str, Any]], None] | None = None,
+            emulator: Emulator | None = None) -> list[dict[str, Any]]:
+    """Run every pending trial; return the results of the trials run now."""
+    meta = prepare(plan)
+    todo, _ = pending(plan)
+    if not todo:
+        return []
+    own_emulator = emulator is None
+    emulator = emulator or Emulator.start()
+    config = TrialConfig(run_id=meta["run_id"], agent_name=plan.agent_name, model=plan.model,
+                         sandbox=plan.sandbox, agent_timeout=plan.agent_timeout,
+                         max_turns=plan.max_turns)
+    results: list[dict[str, Any]] = []
+    lock = threading.Lock()
+
+    def one(task: Task, attempt: int) -> dict[str, Any]:
+        return run_trial(task, attempt, trial_dir(plan.out, task.id, attempt), make_agent(),
+                         emulator, config)
+
+    try:
+        with ThreadPoolExecutor(max(1, plan.parallel), thread_name_prefix="trial") as pool:
+            futures = [pool.submit(one, task, attempt) for task, attempt in todo]
+            for future in as_completed(futures):
+                result = future.result()
+                with lock:
+                    results.append(result)
+                if on_result is not None:
+                    on_result(result)
+    finally:
+        if own_emulator:
+            emulator.stop()
+    return results
+
+
+def all_results(out: Path) -> list[dict[str, Any]]:
+    found = []
+    for path in sorted((out / "trials").glob("*/*/result.json")):
+        result = load_result(path.parent)
+        if result is not None:
+            found.append(result)
+    return found

@@ -1,0 +1,330 @@
+"""One trial: materialize, seed, start services, run the agent, grade, record, tear down.
+
+Every outcome is a status, never a silent score:
+  completed | turn_limit          the agent finished or used its turns; the reward counts
+  agent_timeout | agent_error     the agent hung or crashed: graded for information only
+  setup_error | service_error     the harness or the task's services failed before the agent
+  grader_error                    the grader crashed, timed out or wrote no valid reward.json
+Only the first two are scored; reports list the rest as errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import fixtures as fixture_mod
+from .agents.base import Agent, AgentContext, AgentOutcome
+from .emulator import Emulator, trial_account_id
+from .prompt import task_prompt
+from .sandbox import Sandbox, SandboxError, make_sandbox
+from .task import Task
+from .tools import Toolbox
+from .transcript import Transcript
+
+SCORED = ("completed", "turn_limit")
+AGENT_GRACE_SECONDS = 15
+GRADER_DIR = ".stripebench/grader"
+SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv"}
+
+
+@dataclass
+class TrialConfig:
+    run_id: str
+    agent_name: str
+    model: str | None
+    sandbox: str = "local"
+    agent_timeout: float | None = None  # overrides the task's
+    max_turns: int | None = None
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write-then-rename, fsynced: a reader sees the old file or the whole new one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    with open(tmp, "w") as handle:
+        json.dump(data, handle, indent=2, default=str)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def _agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
+    return {"STRIPE_SECRET_KEY": account.secret_key,
+            "STRIPE_PUBLISHABLE_KEY": account.publishable_key,
+            "STRIPE_API_BASE": emulator.base,
+            "STRIPE_BASE_URL": emulator.base}
+
+
+def _new_sandbox(kind: str, workdir: Path, env: dict[str, str]) -> Sandbox:
+    return make_sandbox(kind, workdir, env)  # type: ignore[arg-type]
+
+
+def service_ports(task: Task, sandbox_kind: str) -> dict[str, int]:
+    """Each service's port in this trial.
+
+    A bubblewrap sandbox has its own loopback, so the declared port is free; a local
+    one shares the machine's, so each trial gets fresh ports for parallel trials.
+    """
+    from .emulator import free_port
+
+    return {s.name: (s.port if sandbox_kind != "local" and s.port else free_port())
+            for s in task.services}
+
+
+def service_env(task: Task, ports: dict[str, int]) -> dict[str, str]:
+    env = {}
+    for service in task.services:
+        key = "".join(c if c.isalnum() else "_" for c in service.name).upper()
+        env[f"{key}_PORT"] = str(ports[service.name])
+        env[f"{key}_URL"] = f"http://127.0.0.1:{ports[service.name]}"
+    return env
+
+
+def _start_services(sandbox: Sandbox, task: Task, ports: dict[str, int]) -> None:
+    for service in task.services:
+        port = ports[service.name]
+        ready_url = service.ready_url.replace("{port}", str(port)) if service.ready_url \
+            else None
+        sandbox.start_service(service.name, f"export PORT={port}; {service.command}",
+                              ready_url=ready_url,
+                              ready_port=port if service.port else None,
+                              timeout=task.services_timeout)
+
+
+def _file_digests(root: Path) -> dict[str, str]:
+    digests = {}
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SKIP_IN_DIFF]
+        for name in names:
+            path = Path(folder) / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            digests[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digests
+
+
+def submission_changes(environment: Path, workdir: Path) -> dict[str, list[str]]:
+    before = _file_digests(environment) if environment.is_dir() else {}
+    after = _file_digests(workdir)
+    return {"added": sorted(set(after) - set(before)),
+            "modified": sorted(p for p in set(after) & set(before) if after[p] != before[p]),
+            "deleted": sorted(set(before) - set(after))}
+
+
+def _run_agent(agent: Agent, ctx: AgentContext, timeout: float) -> AgentOutcome:
+    """Run the agent in a thread; a hung agent is abandoned (its processes are killed)."""
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["outcome"] = agent.run(ctx)
+        except Exception as exc:  # noqa: BLE001 - the agent crashed: record it as such
+            box["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"
+
+    thread = threading.Thread(target=target, name=f"agent-{ctx.task.id}", daemon=True)
+    thread.start()
+    thread.join(timeout + AGENT_GRACE_SECONDS)
+    if thread.is_alive():
+        ctx.sandbox.stop()  # unblocks a tool call stuck in the sandbox
+        thread.join(5)
+        return AgentOutcome(status="timeout", error=f"the agent did not stop within "
+                                                    f"{timeout:g}s")
+    if "error" in box:
+        return AgentOutcome(status="error", error=box["error"])
+    outcome: AgentOutcome = box["outcome"]
+    return outcome
+
+
+def read_reward(path: Path) -> dict[str, Any]:
+    """A valid reward.json, or ValueError saying what is wrong with it."""
+    if not path.is_file():
+        raise ValueError("the grader wrote no reward.json")
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"reward.json is not JSON: {exc}") from None
+    total = data.get("total") if isinstance(data, dict) else None
+    if isinstance(total, bool) or not isinstance(total, int | float) or not 0 <= total <= 1:
+        raise ValueError(f"reward.json total must be a number in [0, 1], got {total!r}")
+    subscores = data.get("subscores", {})
+    if not isinstance(subscores, dict) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= 1
+            for v in subscores.values()):
+        raise ValueError("reward.json subscores must map names to numbers in [0, 1]")
+    return data
+
+
+def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator: Emulator,
+              config: TrialConfig) -> dict[str, Any]:
+    if trial_dir.exists():
+        shutil.rmtree(trial_dir)  # an unfinished earlier try: start over, identically
+    trial_dir.mkdir(parents=True)
+    started = time.time()
+    clock = time.monotonic()
+    record: dict[str, Any] = {
+        "task": task.id, "category": task.category, "attempt": attempt,
+        "run_id": config.run_id, "agent": config.agent_name, "model": config.model,
+        "status": "setup_error", "reward": None, "subscores": {}, "turns": 0,
+        "input_tokens": 0, "output_tokens": 0, "cost_usd": None, "tool_calls": 0,
+        "error": None, "notes": [], "started": started,
+        "subproblems": {s.name: list(s.subscores) for s in task.subproblems},
+    }
+    transcript = Transcript(trial_dir / "transcript.jsonl")
+    workdir = trial_dir / "workdir"
+    sandbox: Sandbox | None = None
+    toolbox: Toolbox | None = None
+    account = None
+    timings: dict[str, float] = {}
+    try:
+        # ---------------------------------------------------------------- set-up
+        if task.environment.is_dir():
+            shutil.copytree(task.environment, workdir, symlinks=True)
+        else:
+            workdir.mkdir()
+        account = emulator.create_account(trial_account_id(task.id, attempt), task.api_version)
+        record["account"] = account.id
+        refs = fixture_mod.seed(emulator.base, account.secret_key, task.fixtures,
+                                task.api_version)
+        write_json_atomic(trial_dir / "fixtures.json", refs)
+        write_json_atomic(trial_dir / "stripe_seed.json", emulator.snapshot(account.id))
+        ports = service_ports(task, config.sandbox)
+        env = {**_agent_env(account, emulator), **service_env(task, ports)}
+        record["ports"] = ports
+        sandbox = _new_sandbox(config.sandbox, workdir, env)
+        try:
+            _start_services(sandbox, task, ports)
+        except SandboxError as exc:
+            record["status"] = "service_error"
+            raise _Stop(str(exc)) from None
+        agent_timeout = config.agent_timeout or task.agent_timeout
+        deadline = time.monotonic() + agent_timeout
+        toolbox = Toolbox(sandbox, transcript, deadline=deadline)
+        prompt = task_prompt(task, sandbox.workdir, env, ports)
+        (trial_dir / "prompt.md").write_text(prompt)
+        mcp_config = trial_dir / "mcp.json"
+        write_json_atomic(mcp_config, {"workdir": str(workdir), "sandbox": config.sandbox,
+                                       "env": env, "transcript": str(trial_dir /
+                                                                    "transcript.jsonl"),
+                                       "deadline_unix": time.time() + agent_timeout})
+        ctx = AgentContext(task=task, sandbox=sandbox, toolbox=toolbox, transcript=transcript,
+                           prompt=prompt, deadline=deadline,
+                           max_turns=config.max_turns or task.max_turns, env=env,
+                           trial_dir=trial_dir, mcp_config=mcp_config)
+        timings["setup_seconds"] = time.monotonic() - clock
+
+        # ---------------------------------------------------------------- agent
+        clock = time.monotonic()
+        transcript.add("start", task=task.id, attempt=attempt, agent=config.agent_name,
+                       model=config.model, prompt=prompt)
+        outcome = _run_agent(agent, ctx, agent_timeout)
+        timings["agent_seconds"] = time.monotonic() - clock
+        record.update(turns=outcome.turns, input_tokens=outcome.input_tokens,
+                      output_tokens=outcome.output_tokens, cost_usd=outcome.cost_usd,
+                      error=outcome.error, agent_extra=outcome.extra)
+        record["status"] = {"completed": "completed", "turn_limit": "turn_limit",
+                            "timeout": "agent_timeout"}.get(outcome.status, "agent_error")
+        transcript.add("end", status=record["status"], error=outcome.error)
+        toolbox.close()
+        sandbox.stop()  # the agent's leftover processes die here, before grading
+
+        # ---------------------------------------------------------------- grade
+        clock = time.monotonic()
+        write_json_atomic(trial_dir / "stripe_final.json", emulator.snapshot(account.id))
+        write_json_atomic(trial_dir / "emulator_requests.json", emulator.requests(account.id))
+        record["submission"] = submission_changes(task.environment, workdir)
+        grade(task, trial_dir, workdir, env, ports, config, record)
+        timings["grader_seconds"] = time.monotonic() - clock
+    except _Stop as stop:
+        record["error"] = str(stop)
+    except Exception as exc:  # noqa: BLE001 - a harness failure is recorded, not raised
+        record["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"
+    finally:
+        clock = time.monotonic()
+        if toolbox is not None:
+            toolbox.close()
+        if sandbox is not None:
+            sandbox.stop()
+        if account is not None:
+            try:
+                emulator.delete_account(account.id)
+            except Exception:  # noqa: BLE001 - the emulator may be gone at shutdown
+                pass
+        timings["teardown_seconds"] = time.monotonic() - clock
+    events = [line for line in (trial_dir / "transcript.jsonl").read_text().splitlines()
+              if '"type": "tool_call"' in line] if (trial_dir / "transcript.jsonl").exists() \
+        else []
+    record["tool_calls"] = len(events)
+    record.update({k: round(v, 3) for k, v in timings.items()})
+    record["finished"] = time.time()
+    record["wall_seconds"] = round(record["finished"] - started, 3)
+    write_json_atomic(trial_dir / "result.json", record)
+    return record
+
+
+class _Stop(Exception):
+    pass
+
+
+def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
+          ports: dict[str, int], config: TrialConfig, record: dict[str, Any]) -> None:
+    """Run the hidden grader in a fresh sandbox over the agent's workdir."""
+    grader_dir = workdir / GRADER_DIR
+    if grader_dir.exists():  # the agent cannot plant a grader of its own
+        shutil.rmtree(grader_dir)
+    sandbox = _new_sandbox(config.sandbox, workdir, env)
+    try:
+        try:
+            _start_services(sandbox, task, ports)
+        except SandboxError as exc:  # the agent's changes broke the app: the grader sees it
+            record["notes"].append(f"services did not come back for grading: {exc}"[:2000])
+        # tests/ arrive only now, after the agent's processes are gone and its services
+        # have started
+        shutil.copytree(task.tests, grader_dir / "tests")
+        for name in ("fixtures.json", "stripe_seed.json", "stripe_final.json"):
+            shutil.copy(trial_dir / name, grader_dir / name)
+        inside = sandbox.workdir / GRADER_DIR
+        grader_env = {
+            "STRIPEBENCH_WORKDIR": str(sandbox.workdir),
+            "STRIPEBENCH_REWARD_PATH": str(inside / "reward.json"),
+            "STRIPEBENCH_FIXTURES": str(inside / "fixtures.json"),
+            "STRIPEBENCH_SEED_SNAPSHOT": str(inside / "stripe_seed.json"),
+            "STRIPEBENCH_FINAL_SNAPSHOT": str(inside / "stripe_final.json"),
+            "STRIPEBENCH_TASK": task.id,
+            # the benchmark's own python (with stripebench.grading) comes first
+            "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        }
+        result = sandbox.exec(task.grader_command, timeout=task.grader_timeout,
+                              env=grader_env, cwd=GRADER_DIR, output_limit=200_000)
+        (trial_dir / "grader.log").write_text(
+            f"$ {task.grader_command}\nexit code {result.exit_code}\n--- stdout\n"
+            f"{result.stdout}\n--- stderr\n{result.stderr}")
+        if result.timed_out:
+            raise _GraderError(f"the grader timed out after {task.grader_timeout:g}s")
+        try:
+            reward = read_reward(grader_dir / "reward.json")
+        except ValueError as exc:
+            raise _GraderError(f"{exc} (grader exit code {result.exit_code}; see grader.log)"
+                               ) from None
+        write_json_atomic(trial_dir / "reward.json", reward)
+        record["reward"] = float(reward["total"])
+        record["subscores"] = {k: float(v) for k, v in reward.get("subscores", {}).items()}
+    except _GraderError as exc:
+        record["status"] = "grader_error"
+        record["reward"] = None
+        record["error"] = str(exc)
+    finally:
+        sandbox.stop()
+        shutil.rmtree(grader_dir, ignore_errors=True)
+
+
+class _GraderError(Exception):
+    pass
