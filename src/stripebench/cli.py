@@ -20,8 +20,10 @@ def emulator_serve(
     data: Path | None = typer.Option(None, help="Directory to persist state in (SQLite)."),
     control_token: str | None = typer.Option(None, envvar="STRIPEBENCH_CONTROL_TOKEN",
                                              help="Require this token on /_emulator/ calls."),
+    https: bool = typer.Option(False, "--https", help="Also serve HTTPS with the local CA."),
+    https_port: int = typer.Option(12443, help="Port for --https."),
 ) -> None:
-    """Serve the Stripe API, Stripe.js and hosted pages over HTTP."""
+    """Serve the Stripe API, Stripe.js and hosted pages over HTTP (and HTTPS)."""
     from .emulator.server import build, default_account, serve
 
     origin = f"http://{host}:{port}"
@@ -32,7 +34,40 @@ def emulator_serve(
     typer.echo(f"  secret key       {account.secret_key}")
     typer.echo(f"  publishable key  {account.publishable_key}")
     typer.echo(f"  Stripe.js        {origin}/js.stripe.com/v3/")
+    if https:
+        from .routing.front import serve_https
+        typer.echo(serve_https(host, https_port, port))
     serve(emulator, host, port)
+
+
+@app.command("exec", context_settings={"allow_extra_args": True,
+                                       "ignore_unknown_options": True})
+def exec_command(
+    ctx: typer.Context,
+    emulator: str = typer.Option("http://127.0.0.1:12111", envvar="STRIPEBENCH_EMULATOR",
+                                 help="The emulator's plain HTTP address."),
+    account: str | None = typer.Option(None, help="Use this emulator account's keys."),
+    secret_key: str | None = typer.Option(None, help="Use this secret key."),
+    publishable_key: str | None = typer.Option(None, help="Use this publishable key."),
+    workdir: Path = typer.Option(Path("."), help="Directory the command may write."),
+    share: list[Path] = typer.Option([], help="Extra directory visible read-only."),
+    sandbox: bool = typer.Option(True, help="--no-sandbox: no routing, base-URL variables."),
+    control_token: str | None = typer.Option(None, envvar="STRIPEBENCH_CONTROL_TOKEN"),
+) -> None:
+    """Run COMMAND with api.stripe.com, js.stripe.com & co. served by the emulator.
+
+    stripebench exec [OPTIONS] -- COMMAND [ARGS]...  (see docs/routing.md)"""
+    from .routing import launch
+
+    try:
+        keys = launch.resolve_keys(emulator, account=account, secret_key=secret_key,
+                                   publishable_key=publishable_key, control_token=control_token)
+        code = launch.run(ctx.args, emulator_url=emulator, keys=keys,
+                          workdir=workdir.resolve(), share=share, sandbox=sandbox)
+    except (launch.ExecError, ValueError) as exc:
+        typer.echo(f"stripebench exec: {exc}", err=True)
+        raise typer.Exit(2) from None
+    raise typer.Exit(code)
 
 
 def main() -> None:

@@ -69,3 +69,25 @@ class RelayThread:
 
 def port_of(address: str) -> int:
     return relay.parse(address)[2]
+
+
+_SERVING: list[RelayThread] = []
+
+
+def serve_https(host: str, https_port: int, http_port: int) -> str:
+    """Start a TLS front for `emulator serve --https`; returns lines describing it."""
+    from ..emulator.tls import ensure_certificates
+    from .chromium import host_resolver_rules
+
+    certs = ensure_certificates()
+    relays = RelayThread()
+    _SERVING.append(relays)  # lives as long as the process
+    relays.add(f"tcp:{host}:{https_port}", f"tcp:127.0.0.1:{http_port}",
+               certs.server_context())
+    return "\n".join([
+        f"  HTTPS            https://{host}:{https_port} (any Stripe host name, local CA)",
+        f"  CA certificate   {certs.ca_cert}",
+        f"  CA bundle        {certs.bundle}",
+        f"  Chromium flags   --ignore-certificate-errors-spki-list={','.join(certs.spki)}",
+        f"                   --host-resolver-rules=\"{host_resolver_rules(https_port)}\"",
+    ])

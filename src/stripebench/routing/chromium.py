@@ -1,0 +1,36 @@
+"""Chromium flags that make a browser reach the local Stripe by Stripe's real host names.
+
+Chromium on Linux does not read SSL_CERT_FILE (it trusts the NSS database), so instead
+of installing our CA we tell it to accept certificates whose public key is ours
+(`--ignore-certificate-errors-spki-list`, honoured because Playwright always passes a
+`--user-data-dir`). Host names are mapped explicitly too, so the same flags work whether
+Chromium runs inside the sandbox (Stripe hosts -> the relay on 127.0.0.1:443) or on the
+host next to `emulator serve --https` (Stripe hosts -> 127.0.0.1:HTTPS_PORT).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..emulator.web import STRIPE_HOSTS
+
+BASE_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking")
+
+
+def host_resolver_rules(https_port: int | None = None) -> str:
+    target = "127.0.0.1" if https_port in (None, 443) else f"127.0.0.1:{https_port}"
+    return ", ".join(f"MAP {host} {target}" for host in STRIPE_HOSTS)
+
+
+def chromium_args(spki: str | list[str] | tuple[str, ...] | None = None,
+                  https_port: int | None = None) -> list[str]:
+    """Flags for routed Chromium. `spki` defaults to $STRIPEBENCH_SPKI (set by the sandbox);
+    outside a sandbox the local CA is loaded (created if needed)."""
+    if spki is None:
+        spki = os.environ.get("STRIPEBENCH_SPKI") or None
+    if spki is None:
+        from ..emulator.tls import ensure_certificates
+        spki = list(ensure_certificates().spki)
+    hashes = spki.split(",") if isinstance(spki, str) else list(spki)
+    return [f"--ignore-certificate-errors-spki-list={','.join(hashes)}",
+            f"--host-resolver-rules={host_resolver_rules(https_port)}"]
