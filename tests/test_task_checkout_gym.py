@@ -1,0 +1,275 @@
+"""checkout-gym: the generator, the grader (oracle 1.0, noop 0, half 0.5) and the set-up."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import stripe
+
+from stripebench.harness.fixtures import seed
+from stripebench.harness.task import load_task
+
+TASK = Path(__file__).resolve().parent.parent / "tasks" / "checkout-gym"
+sys.path.insert(0, str(TASK / "tests"))
+import canonical  # noqa: E402
+import generate  # noqa: E402
+
+
+def run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(args, env={**os.environ, **env}, cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+@pytest.fixture()
+def trial(emulator: Any, account: dict[str, str], tmp_path: Path) -> dict[str, Any]:
+    """A trial account with the task's fixtures, a workdir, and the grader's environment."""
+    task = load_task(TASK)
+    seed(emulator.base, account["secret_key"], task.fixtures)
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    env = {"STRIPE_API_BASE": emulator.base, "STRIPE_SECRET_KEY": account["secret_key"],
+           "STRIPE_PUBLISHABLE_KEY": account["publishable_key"],
+           "STRIPEBENCH_WORKDIR": str(workdir), "PYTHON": sys.executable,
+           "STRIPEBENCH_REWARD_PATH": str(tmp_path / "reward.json")}
+    return {"env": env, "workdir": workdir, "reward": tmp_path / "reward.json",
+            "account": account, "emulator": emulator}
+
+
+def grade(trial: dict[str, Any]) -> dict[str, Any]:
+    run([sys.executable, str(TASK / "tests" / "grade.py")], trial["env"], TASK)
+    reward: dict[str, Any] = json.loads(trial["reward"].read_text())
+    return reward
+
+
+# ------------------------------------------------------------------ generator
+
+def test_same_seed_same_challenges_other_seed_fresh_set() -> None:
+    public = generate.generate(generate.PUBLIC_SEED)
+    assert public == generate.generate(generate.PUBLIC_SEED)
+    assert len(public) == 20
+    other = generate.generate(7)
+    assert [c["params"] for c in other] != [c["params"] for c in public]
+
+
+def _paths(value: Any, prefix: str = "") -> set[str]:
+    out = {prefix} if prefix else set()
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out |= _paths(v, f"{prefix}.{k}" if prefix else k)
+    elif isinstance(value, list):
+        for v in value:
+            out |= _paths(v, prefix)
+    return out
+
+
+def test_generator_covers_the_checkout_parameter_space() -> None:
+    challenges = [c for s in range(10) for c in generate.generate(s)]
+    paths = set().union(*(_paths(c["params"]) for c in challenges))
+    for wanted in ["line_items.adjustable_quantity.minimum", "optional_items.price",
+                   "shipping_address_collection.allowed_countries",
+                   "shipping_options.shipping_rate", "shipping_options.shipping_rate_data",
+                   "custom_fields.dropdown.default_value", "custom_fields.text.maximum_length",
+                   "custom_fields.numeric.minimum_length", "custom_fields.optional",
+                   "custom_text.submit.message", "custom_text.after_submit.message",
+                   "custom_text.shipping_address.message",
+                   "custom_text.terms_of_service_acceptance.message",
+                   "automatic_tax.enabled", "tax_id_collection.enabled",
+                   "phone_number_collection.enabled", "consent_collection.promotions",
+                   "consent_collection.terms_of_service", "billing_address_collection",
+                   "subscription_data.trial_period_days",
+                   "subscription_data.billing_cycle_anchor", "allow_promotion_codes",
+                   "locale", "currency", "submit_type"]:
+        assert wanted in paths, wanted
+    modes = {c["params"]["mode"] for c in challenges}
+    assert modes == {"payment", "subscription", "setup"}
+    assert {c["difficulty"] for c in challenges} == {"easy", "medium", "hard"}
+    cat = generate.catalog()
+    mixed = [c for c in challenges if c["params"]["mode"] == "subscription"
+             and any("recurring" not in cat["prices"][i["price"]["lookup_key"]]
+                     for i in c["params"]["line_items"])]
+    assert mixed, "some subscriptions mix recurring and one-time items"
+    ids = {k: f"price_{k}" for k in cat["prices"]}, {k: f"shr_{k}" for k in cat["rates"]}
+    sizes = {d: [len(canonical.leaves(generate.resolve(c["params"], *ids), {}))
+                 for c in challenges
+                 if c["difficulty"] == d] for d in ("easy", "hard")}
+    assert sum(sizes["hard"]) / len(sizes["hard"]) > 2 * sum(sizes["easy"]) / len(sizes["easy"])
+
+
+# ------------------------------------------------------------------ canonical leaves
+
+RATES = {"shr_std": {"display_name": "Standard shipping",
+                     "fixed_amount": {"amount": 599, "currency": "usd",
+                                      "currency_options": {"eur": {"amount": 550}}},
+                     "delivery_estimate": {"minimum": {"unit": "business_day", "value": 5},
+                                           "maximum": {"unit": "business_day", "value": 7}}}}
+TRUTH = {"mode": "payment",
+         "line_items": [{"price": "price_a", "quantity": 2,
+                         "adjustable_quantity": {"enabled": True, "maximum": 10}},
+                        {"price": "price_b", "quantity": 1}],
+         "shipping_address_collection": {"allowed_countries": ["US", "CA"]},
+         "shipping_options": [{"shipping_rate": "shr_std"}],
+         "custom_fields": [{"key": "size", "type": "dropdown",
+                            "label": {"type": "custom", "custom": "Size"},
+                            "dropdown": {"options": [{"label": "S", "value": "s"},
+                                                     {"label": "M", "value": "m"}],
+                                         "default_value": "m"}}],
+         "allow_promotion_codes": True}
+
+
+def score(answer: Any, truth: Any = TRUTH) -> float:
+    return canonical.f1(canonical.leaves(truth, RATES), canonical.leaves(answer, RATES))["f1"]
+
+
+def test_exact_answer_scores_one_and_empty_scores_zero() -> None:
+    assert score(copy.deepcopy(TRUTH)) == 1.0
+    assert score({}) == 0.0
+    assert score(None) == 0.0
+
+
+def test_order_keys_and_defaults_do_not_matter() -> None:
+    answer = copy.deepcopy(TRUTH)
+    answer["line_items"].reverse()
+    answer["shipping_address_collection"]["allowed_countries"] = ["CA", "US"]
+    answer["custom_fields"][0]["key"] = "whatever"
+    for option, value in zip(answer["custom_fields"][0]["dropdown"]["options"], ["x", "y"],
+                             strict=True):
+        option["value"] = value
+    answer["custom_fields"][0]["dropdown"]["default_value"] = "y"
+    answer.update(locale="auto", submit_type="auto", billing_address_collection="auto",
+                  ui_mode="embedded", return_url="https://x.test/{CHECKOUT_SESSION_ID}",
+                  phone_number_collection={"enabled": False})
+    answer["line_items"][0]["adjustable_quantity"] = {"enabled": False}  # price_b, now first
+    assert score(answer) == 1.0
+
+
+def test_inline_shipping_rate_data_equals_the_catalog_rate() -> None:
+    answer = copy.deepcopy(TRUTH)
+    answer["shipping_options"] = [{"shipping_rate_data": {
+        "display_name": "Standard shipping", "type": "fixed_amount",
+        "fixed_amount": {"amount": 599, "currency": "usd"},
+        "delivery_estimate": {"minimum": {"unit": "business_day", "value": 5},
+                              "maximum": {"unit": "business_day", "value": 7}}}}]
+    assert score(answer) == 1.0
+
+
+def test_partial_and_padded_answers_score_below_one() -> None:
+    missing = copy.deepcopy(TRUTH)
+    del missing["custom_fields"]
+    padded = copy.deepcopy(TRUTH)
+    padded.update(phone_number_collection={"enabled": True}, locale="fr",
+                  tax_id_collection={"enabled": True})
+    wrong = copy.deepcopy(TRUTH)
+    wrong["line_items"][0]["quantity"] = 3
+    for answer in (missing, padded, wrong):
+        assert 0.0 < score(answer) < 1.0
+    # Precision and recall both count: padding hurts precision, missing hurts recall.
+    truth_leaves = canonical.leaves(TRUTH, RATES)
+    assert canonical.f1(truth_leaves, canonical.leaves(padded, RATES))["recall"] == 1.0
+    assert canonical.f1(truth_leaves, canonical.leaves(missing, RATES))["precision"] == 1.0
+
+
+# ------------------------------------------------------------------ grader end to end
+
+def test_oracle_scores_one(trial: dict[str, Any]) -> None:
+    run(["bash", str(TASK / "solution" / "solve.sh")], trial["env"], trial["workdir"])
+    reward = grade(trial)
+    assert reward["total"] == 1.0
+    assert len(reward["subscores"]) == 20
+    assert all(v == 1.0 for v in reward["subscores"].values())
+
+
+def test_noop_scores_zero(trial: dict[str, Any]) -> None:
+    reward = grade(trial)
+    assert reward["total"] == 0.0
+    (trial["workdir"] / "submission.json").write_text("not json")
+    assert grade(trial)["total"] == 0.0
+
+
+def test_scripted_partial_replay_scores_half(trial: dict[str, Any]) -> None:
+    replay = json.loads((TASK / "solution" / "scripted_partial.json").read_text())
+    import make_partial  # noqa: PLC0415 - lives in the task's solution/
+    assert replay == make_partial.replay(), "scripted_partial.json is stale: run make_partial"
+    for call in replay:
+        assert call["name"] == "bash"
+        run(["bash", "-c", call["args"]["command"]], trial["env"], trial["workdir"])
+    reward = grade(trial)
+    assert reward["total"] == pytest.approx(0.5)
+    assert sorted(reward["subscores"].values()) == [0.0] * 10 + [1.0] * 10
+
+
+sys.path.insert(0, str(TASK / "solution"))
+
+
+# ------------------------------------------------------------------ set-up and the app
+
+def test_setup_hides_the_sessions_and_the_app_serves_them(trial: dict[str, Any]) -> None:
+    env = dict(trial["env"], STRIPEBENCH_GYM_COUNT="4")
+    run([sys.executable, str(TASK / "tests" / "prepare.py")], env, TASK)
+    data = json.loads((trial["workdir"] / "challenges.json").read_text())
+    assert len(data["challenges"]) == 4
+    assert data["publishable_key"] != trial["account"]["publishable_key"]
+    base = trial["emulator"].base
+    agent = stripe.StripeClient(trial["account"]["secret_key"],
+                                base_addresses={"api": base})
+    # The agent's key sees its catalog but none of the challenge sessions.
+    assert agent.v1.checkout.sessions.list().data == []
+    session_id = data["challenges"][0]["client_secret"].split("_secret_")[0]
+    with pytest.raises(stripe.InvalidRequestError):
+        agent.v1.checkout.sessions.retrieve(session_id)
+    # The hidden sessions use the very price ids the agent can list.
+    agent_prices = {p.id for p in agent.v1.prices.list({"limit": 100}).data}
+    hidden = httpx.get(f"{base}/v1/checkout/sessions/{session_id}/line_items",
+                       headers={"Authorization": "Bearer " + _hidden_key(base, data)})
+    assert hidden.status_code == 200, hidden.text
+    assert {i["price"]["id"] for i in hidden.json()["data"]} <= agent_prices
+
+
+def _hidden_key(base: str, data: dict[str, Any]) -> str:
+    accounts = httpx.get(f"{base}/_emulator/accounts").json()["data"]
+    return next(a["secret_key"] for a in accounts
+                if a["publishable_key"] == data["publishable_key"])
+
+
+def test_app_serves_every_challenge_page(tmp_path: Path) -> None:
+    from conftest import free_port
+
+    challenges = {"publishable_key": "pk_test_gymexample",
+                  "challenges": [{"number": n, "client_secret": f"cs_test_{n}_secret_x"}
+                                 for n in (1, 2, 3)]}
+    path = tmp_path / "challenges.json"
+    path.write_text(json.dumps(challenges))
+    port = free_port()
+    env = {**os.environ, "PORT": str(port), "CHALLENGES_FILE": str(path),
+           "STRIPE_JS_URL": "http://127.0.0.1:1/js.stripe.com/v3/"}
+    app = subprocess.Popen([sys.executable, str(TASK / "environment" / "app.py")], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        origin = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                if httpx.get(f"{origin}/healthz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                import time
+                time.sleep(0.05)
+        index = httpx.get(origin + "/").text
+        assert all(f"/challenges/{n}" in index for n in (1, 2, 3))
+        page = httpx.get(f"{origin}/challenges/2").text
+        assert "initEmbeddedCheckout" in page and "pk_test_gymexample" in page
+        assert 'src="http://127.0.0.1:1/js.stripe.com/v3/"' in page
+        secret = httpx.get(f"{origin}/api/challenges/2/client_secret").json()
+        assert secret == {"client_secret": "cs_test_2_secret_x"}
+        assert httpx.get(f"{origin}/challenges/9").status_code == 404
+    finally:
+        app.terminate()
+        app.wait(timeout=10)
