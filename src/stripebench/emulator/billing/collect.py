@@ -53,8 +53,9 @@ def finalize(ctx: Ctx, inv: dict[str, Any]) -> dict[str, Any]:
         pi["_invoice"] = inv["id"]
         ctx.put(pi)
         _record_payment(ctx, inv, pi, is_default=True)
-        inv["confirmation_secret"] = {"client_secret": pi["client_secret"],
-                                      "type": "payment_intent"}
+        # Sent only when expanded (`expand[]=confirmation_secret`), as Stripe does.
+        inv["_confirmation_secret"] = {"client_secret": pi["client_secret"],
+                                       "type": "payment_intent"}
     ctx.put(inv)
     ctx.emit("invoice.finalized", inv)
     if inv["amount_due"] == 0:

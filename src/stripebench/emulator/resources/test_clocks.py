@@ -1,0 +1,72 @@
+"""Test clocks: frozen time for a set of customers, advanced on request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..billing import advance as advancing
+from ..billing import timing
+from ..context import Ctx
+from ..errors import InvalidRequest
+from ..listing import paginate
+from ..router import api
+from ._common import deleted
+
+KEEP_DAYS = 30
+
+
+@api("POST", "/v1/test_helpers/test_clocks")
+def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    clock = ctx.new("test_helpers.test_clock", "clock", frozen_time=int(params["frozen_time"]),
+                    name=params.get("name"), status="ready",
+                    deletes_after=ctx.now() + KEEP_DAYS * timing.DAY,
+                    status_details={"advancing": None})
+    ctx.put(clock)
+    ctx.emit("test_helpers.test_clock.created", clock)
+    return clock
+
+
+@api("GET", "/v1/test_helpers/test_clocks/{test_clock}")
+def retrieve(ctx: Ctx, params: dict[str, Any], test_clock: str) -> dict[str, Any]:
+    return ctx.get(test_clock, "test_helpers.test_clock", kind="test_clock")
+
+
+@api("POST", "/v1/test_helpers/test_clocks/{test_clock}/advance")
+def advance(ctx: Ctx, params: dict[str, Any], test_clock: str) -> dict[str, Any]:
+    """Runs the whole advance before answering; the clock comes back `ready` at the target
+    (Stripe answers `advancing` first; clients that poll for `ready` see it at once)."""
+    clock = ctx.get(test_clock, "test_helpers.test_clock", kind="test_clock")
+    target = int(params["frozen_time"])
+    if target <= clock["frozen_time"]:
+        raise InvalidRequest("The test clock can only be advanced forward in time: "
+                             f"frozen_time must be after {clock['frozen_time']}.",
+                             param="frozen_time")
+    clock["status"] = "advancing"
+    clock["status_details"] = {"advancing": {"target_frozen_time": target}}
+    ctx.put(clock)
+    ctx.emit("test_helpers.test_clock.advancing", clock)
+    advancing.advance(ctx, clock, target)
+    clock["status"] = "ready"
+    clock["status_details"] = {"advancing": None}
+    ctx.put(clock)
+    timing.at(ctx, target).emit("test_helpers.test_clock.ready", clock)
+    return clock
+
+
+@api("DELETE", "/v1/test_helpers/test_clocks/{test_clock}")
+def delete(ctx: Ctx, params: dict[str, Any], test_clock: str) -> dict[str, Any]:
+    clock = ctx.get(test_clock, "test_helpers.test_clock", kind="test_clock")
+    # Deleting a clock deletes the customers on it and everything they own.
+    for kind in ("subscription", "subscription_schedule", "customer"):
+        for obj in list(ctx.account.iter_type(kind)):
+            if obj.get("test_clock") == clock["id"]:
+                ctx.remove(obj["id"])
+    ctx.remove(clock["id"])
+    ctx.emit("test_helpers.test_clock.deleted", clock)
+    return deleted(clock)
+
+
+@api("GET", "/v1/test_helpers/test_clocks")
+def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    return paginate(ctx, ctx.account.iter_type("test_helpers.test_clock"), params,
+                    "/v1/test_helpers/test_clocks")
