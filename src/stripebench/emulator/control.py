@@ -93,6 +93,9 @@ def _route(app: EmulatorApp, method: str, path: str, body: dict[str, Any],
         if action == "" and method == "DELETE":
             store.delete_account(account.id)
             return Response.json({"id": account.id, "deleted": True})
+        if action == "/webhook_deliveries" and method == "GET":
+            from .resources.webhooks import delivery_log
+            return Response.json({"object": "list", "data": delivery_log(store, account.id)})
         if action == "/requests" and method == "GET":
             return Response.json({"object": "list", "data": account.requests})
         if action == "/clock" and method == "POST":

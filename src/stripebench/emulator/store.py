@@ -67,6 +67,8 @@ class Store:
         self.dirty_accounts: set[str] = set()
         self.dirty_keys: set[tuple[str, str]] = set()
         self.tombstones: dict[tuple[str, str], str] = {}
+        # Runtime services hung on the store (the webhook dispatcher); never persisted.
+        self.extensions: dict[str, Any] = {}
         self.db: sqlite3.Connection | None = None
         if data_dir is not None:
             self._open(Path(data_dir))
