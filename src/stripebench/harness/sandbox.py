@@ -14,6 +14,7 @@ every group ever started (services included).
 from __future__ import annotations
 
 import os
+import re
 import select
 import signal
 import socket
@@ -28,6 +29,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 # background job (`server &`) holding the pipe open must not make exec hang.
 PIPE_GRACE_SECONDS = 0.3
 TRUNCATION_NOTE = "\n[... output truncated ...]\n"
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
 
 
 @dataclass
@@ -223,7 +225,10 @@ class LocalSandbox:
 
     # processes ------------------------------------------------------------
     def full_env(self, extra: dict[str, str] | None) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("STRIPEBENCH_")}
+        # No isolation here, but at least the harness's own credentials (model API keys,
+        # control-plane token) are not handed to the agent's commands.
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("STRIPEBENCH_") and not _SECRET_NAME.search(k)}
         env.update(self.env)
         env.update(extra or {})
         return env
