@@ -11,7 +11,6 @@ from ..listing import paginate
 from ..router import api
 from ._common import apply, currency, merge_metadata
 
-
 # ------------------------------------------------------------------ shipping rates
 
 def build_shipping_rate(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
@@ -35,7 +34,6 @@ def build_shipping_rate(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                    tax_behavior=params.get("tax_behavior", "unspecified"),
                    tax_code=params.get("tax_code"), type="fixed_amount")
     ctx.put(rate)
-    ctx.emit("shipping_rate.created", rate)
     return rate
 
 
@@ -54,7 +52,6 @@ def retrieve_shipping_rate(ctx: Ctx, params: dict[str, Any],
 def update_shipping_rate(ctx: Ctx, params: dict[str, Any],
                          shipping_rate_token: str) -> dict[str, Any]:
     rate = ctx.get(shipping_rate_token, "shipping_rate")
-    before = dict(rate)
     apply(rate, params, ("active", "tax_behavior", "metadata"))
     options = (params.get("fixed_amount") or {}).get("currency_options")
     if options and rate.get("fixed_amount"):
@@ -62,7 +59,6 @@ def update_shipping_rate(ctx: Ctx, params: dict[str, Any],
         for code, opt in options.items():
             current[currency(code)] = {**current.get(code, {}), **opt}
     ctx.put(rate)
-    ctx.emit("shipping_rate.updated", rate, changed(before, rate))
     return rate
 
 
