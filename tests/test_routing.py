@@ -1,0 +1,209 @@
+"""Unmodified code reaches the local Stripe: `stripebench exec` against a real emulator.
+
+Every script here uses Stripe's defaults (no base URL, no CA option): the python SDK, the
+node SDK, curl, Java's HttpClient and Chromium reach api.stripe.com / js.stripe.com over
+HTTPS, and what they see are the emulator's objects.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import stripe
+
+from conftest import RunningEmulator
+from stripebench.emulator.tls import ensure_certificates
+from stripebench.emulator.web import STRIPE_HOSTS, find
+from stripebench.harness.sandbox import bwrap_available
+from stripebench.routing.chromium import BASE_ARGS, chromium_args
+from stripebench.routing.front import RelayThread, emulator_address, port_of
+
+pytestmark = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
+STRIPEBENCH = str(Path(sys.executable).parent / "stripebench")
+
+
+def run_exec(emulator: RunningEmulator, account: dict[str, str], workdir: Path, *command: str,
+             timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([STRIPEBENCH, "exec", "--emulator", emulator.base, "--account",
+                           account["id"], "--workdir", str(workdir), "--", *command],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_python_sdk_with_default_api_base(emulator: RunningEmulator, account: dict[str, str],
+                                          client: stripe.StripeClient, tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(
+        "import os, stripe\n"
+        "assert stripe.api_base == 'https://api.stripe.com'\n"
+        "stripe.api_key = os.environ['STRIPE_SECRET_KEY']\n"
+        "customer = stripe.Customer.create(email='routed-python@example.com')\n"
+        "print(customer.id)\n")
+    done = run_exec(emulator, account, tmp_path, "python", "app.py")
+    assert done.returncode == 0, done.stderr
+    customer = client.v1.customers.retrieve(done.stdout.strip())
+    assert customer.email == "routed-python@example.com"
+
+
+def test_node_sdk_with_default_host(emulator: RunningEmulator, account: dict[str, str],
+                                    client: stripe.StripeClient, tmp_path: Path) -> None:
+    (tmp_path / "app.js").write_text(
+        "const stripe = require('stripe')(process.env.STRIPE_SECRET_KEY);\n"
+        "stripe.customers.create({email: 'routed-node@example.com'})\n"
+        "  .then(c => console.log(c.id), e => { console.error(e); process.exit(1); });\n")
+    done = run_exec(emulator, account, tmp_path, "node", "app.js")
+    assert done.returncode == 0, done.stderr
+    assert client.v1.customers.retrieve(done.stdout.strip()).email == "routed-node@example.com"
+
+
+def test_curl_to_api_stripe_com(emulator: RunningEmulator, account: dict[str, str],
+                                client: stripe.StripeClient, tmp_path: Path) -> None:
+    made = client.v1.customers.create({"email": "seen-by-curl@example.com"})
+    done = run_exec(emulator, account, tmp_path, "sh", "-c",
+                    'curl -sS --fail-with-body https://api.stripe.com/v1/customers '
+                    '-u "$STRIPE_SECRET_KEY:"')
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(done.stdout)
+    assert [c["id"] for c in listed["data"]] == [made.id]
+
+
+def test_every_stripe_host_presents_a_trusted_certificate(
+        emulator: RunningEmulator, account: dict[str, str], tmp_path: Path) -> None:
+    script = ";".join(f"curl -sS -o /dev/null -w '{host} %{{http_code}}\\n' https://{host}/"
+                      for host in STRIPE_HOSTS)
+    done = run_exec(emulator, account, tmp_path, "sh", "-c", script)
+    assert done.returncode == 0, done.stderr
+    answered = dict(line.split() for line in done.stdout.splitlines())
+    assert set(answered) == set(STRIPE_HOSTS)  # each TLS handshake verified against the CA
+
+
+def test_exit_code_and_keys_come_through(emulator: RunningEmulator, account: dict[str, str],
+                                         tmp_path: Path) -> None:
+    done = run_exec(emulator, account, tmp_path, "sh", "-c",
+                    'echo "$STRIPE_SECRET_KEY $STRIPE_PUBLISHABLE_KEY"; exit 5')
+    assert done.returncode == 5
+    assert done.stdout.split() == [account["secret_key"], account["publishable_key"]]
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="no JDK installed")
+def test_java_trusts_the_generated_truststore(emulator: RunningEmulator,
+                                              account: dict[str, str],
+                                              client: stripe.StripeClient,
+                                              tmp_path: Path) -> None:
+    made = client.v1.customers.create({"email": "seen-by-java@example.com"})
+    (tmp_path / "Hit.java").write_text(
+        "import java.net.URI; import java.net.http.*;\n"
+        "public class Hit { public static void main(String[] a) throws Exception {\n"
+        "  var request = HttpRequest.newBuilder(URI.create(\"https://api.stripe.com/v1/"
+        f"customers/{made.id}\"))\n"
+        "    .header(\"Authorization\", \"Bearer \" + System.getenv(\"STRIPE_SECRET_KEY\"))"
+        ".build();\n"
+        "  var response = HttpClient.newHttpClient().send(request, "
+        "HttpResponse.BodyHandlers.ofString());\n"
+        "  System.out.println(response.statusCode() + \" \" + response.body()); } }\n")
+    done = run_exec(emulator, account, tmp_path, "java", "Hit.java")
+    assert done.returncode == 0, done.stderr
+    status, body = done.stdout.split(" ", 1)
+    assert status == "200" and json.loads(body)["email"] == "seen-by-java@example.com"
+
+
+PAGE_SCRIPT = """
+import json, sys
+from playwright.sync_api import sync_playwright
+args = json.loads(sys.argv[1])
+out = {}
+with sync_playwright() as p:
+    browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
+    page = browser.new_page()
+    api = page.goto("https://api.stripe.com/v1/customers")
+    out["api"] = [api.status, api.json()]
+    js = page.goto("https://js.stripe.com/v3/")
+    out["js"] = [js.status, js.text()[:300]]
+    page.set_content('<html><body><script src="https://js.stripe.com/v3/"></script>'
+                     '</body></html>')
+    out["typeof_Stripe"] = page.evaluate("typeof Stripe")
+    browser.close()
+print(json.dumps(out))
+"""
+
+
+def stripe_js_served() -> bool:
+    return find("js.stripe.com", "GET", "/v3/") is not None
+
+
+def test_chromium_inside_loads_js_stripe_com(emulator: RunningEmulator,
+                                             account: dict[str, str], tmp_path: Path) -> None:
+    (tmp_path / "page.py").write_text(PAGE_SCRIPT)
+    args = [*BASE_ARGS, *chromium_args(spki=list(ensure_certificates().spki))]
+    done = run_exec(emulator, account, tmp_path, "python", "page.py", json.dumps(args))
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    _assert_browser_reached_emulator(seen)
+
+
+def test_chromium_outside_with_the_https_front(emulator: RunningEmulator) -> None:
+    """The harness's own Chromium: host-resolver rules send Stripe hosts to the HTTPS port."""
+    from playwright.sync_api import sync_playwright
+
+    certs = ensure_certificates()
+    relays = RelayThread()
+    try:
+        bound = relays.add("tcp:127.0.0.1:0", emulator_address(emulator.base),
+                           certs.server_context())
+        args = [*BASE_ARGS, *chromium_args(spki=list(certs.spki), https_port=port_of(bound))]
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
+            page = browser.new_page()
+            api = page.goto("https://api.stripe.com/v1/customers")
+            assert api is not None
+            seen = {"api": [api.status, api.json()]}
+            js = page.goto("https://js.stripe.com/v3/")
+            assert js is not None
+            seen["js"] = [js.status, js.text()[:300]]
+            page.set_content('<script src="https://js.stripe.com/v3/"></script>')
+            seen["typeof_Stripe"] = page.evaluate("typeof Stripe")
+            browser.close()
+    finally:
+        relays.stop()
+    _assert_browser_reached_emulator(seen)
+
+
+def _assert_browser_reached_emulator(seen: dict[str, list[object] | object]) -> None:
+    status, body = seen["api"]  # type: ignore[misc]
+    # the emulator's own authentication error, over a TLS connection Chromium accepted
+    assert status == 401
+    assert "You did not provide an API key" in body["error"]["message"]  # type: ignore[index]
+    js_status, js_text = seen["js"]  # type: ignore[misc]
+    if stripe_js_served():
+        assert js_status == 200
+        assert seen["typeof_Stripe"] == "function"
+    else:  # Stripe.js not written yet: the emulator's own not-found page answered
+        assert js_status == 404 and "js.stripe.com/v3/" in str(js_text)
+        assert seen["typeof_Stripe"] == "undefined"
+
+
+def test_without_namespaces_the_fallback_variables_point_at_the_emulator(
+        emulator: RunningEmulator, account: dict[str, str], client: stripe.StripeClient,
+        tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(
+        "import os, stripe\n"
+        "stripe.api_key = os.environ['STRIPE_SECRET_KEY']\n"
+        "stripe.api_base = os.environ['STRIPE_API_BASE']\n"
+        "print(stripe.Customer.create(email='fallback@example.com').id)\n")
+    done = subprocess.run([STRIPEBENCH, "exec", "--no-sandbox", "--emulator", emulator.base,
+                           "--account", account["id"], "--workdir", str(tmp_path), "--",
+                           sys.executable, "app.py"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert client.v1.customers.retrieve(done.stdout.strip()).email == "fallback@example.com"
+
+
+def test_unknown_account_is_a_clear_error(emulator: RunningEmulator, tmp_path: Path) -> None:
+    done = subprocess.run([STRIPEBENCH, "exec", "--emulator", emulator.base, "--account",
+                           "acct_doesnotexist", "--", "true"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2
+    assert "no account acct_doesnotexist" in done.stderr and "Traceback" not in done.stderr
