@@ -48,6 +48,11 @@ def paginate(ctx: Ctx, items: Iterable[dict[str, Any]], params: dict[str, Any], 
     def keep(obj: dict[str, Any]) -> bool:
         return range_filter(created, obj.get("created")) and (where is None or where(obj))
 
+    # Pre-basil `include[]=total_count` (see billing/versions.py) counts every match.
+    count_all = bool(getattr(ctx, "include_total_count", False))
+    if count_all:
+        items = list(items)
+
     seq = ctx.account.seq
     if starting_after:
         cursor = _cursor_seq(ctx, starting_after, "starting_after")
@@ -73,7 +78,10 @@ def paginate(ctx: Ctx, items: Iterable[dict[str, Any]], params: dict[str, Any], 
                     break
         has_more = len(page) > limit
         data = page[:limit]
-    return {"object": "list", "data": data, "has_more": has_more, "url": url}
+    result = {"object": "list", "data": data, "has_more": has_more, "url": url}
+    if count_all:
+        result["total_count"] = sum(1 for obj in items if keep(obj))
+    return result
 
 
 def _cursor_seq(ctx: Ctx, object_id: Any, param: str) -> int:

@@ -30,7 +30,7 @@ def new_invoice(ctx: Ctx, customer: dict[str, Any], *, currency: str,
                 days_until_due: int | None = None, auto_advance: bool | None = None,
                 default_payment_method: str | None = None, description: str | None = None,
                 metadata: dict[str, str] | None = None,
-                period: tuple[int, int] | None = None) -> dict[str, Any]:
+                period: tuple[int, int] | None = None, store: bool = True) -> dict[str, Any]:
     now = ctx.now()
     inv = ctx.new("invoice", "in")
     inv.update(
@@ -65,7 +65,8 @@ def new_invoice(ctx: Ctx, customer: dict[str, Any], *, currency: str,
     inv["_payments"] = []
     if inv["auto_advance"] and billing_reason != "subscription_create":
         inv["automatically_finalizes_at"] = now + FINALIZE_DELAY
-    ctx.put(inv)
+    if store:
+        ctx.put(inv)
     return inv
 
 

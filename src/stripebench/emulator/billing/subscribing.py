@@ -162,31 +162,38 @@ def finalize_due(ctx: Ctx, inv: dict[str, Any]) -> None:
 
 # ------------------------------------------------------------------ prorations
 
-def proration_items(ctx: Ctx, sub: dict[str, Any], item: dict[str, Any],
-                    old: tuple[dict[str, Any], int] | None, new: tuple[dict[str, Any], int] | None,
-                    when: int) -> list[dict[str, Any]]:
+def proration_specs(ctx: Ctx, sub: dict[str, Any], old: tuple[dict[str, Any], int] | None,
+                    new: tuple[dict[str, Any], int] | None, when: int) -> list[dict[str, Any]]:
     """Credit the unused time of the old (price, quantity), charge the new, to the second."""
     start, end = sub["_period"]
     if sub["status"] == "trialing" or when >= end:
         return []
-    customer = ctx.get(sub["customer"], "customer")
-    made = []
+    specs = []
     span, remaining = end - start, end - when
     date = timing.fmt_date(when)
     for sign, pair, word in ((-1, old, "Unused"), (1, new, "Remaining")):
-        if pair is None:
+        if pair is None or items.is_metered(pair[0]):
             continue
         price, quantity = pair
-        if items.is_metered(price):
-            continue
         amount = sign * timing.prorate(timing.price_amount(price, quantity, sub["currency"]),
                                        remaining, span)
-        made.append(invoicing.new_invoice_item(
-            ctx, customer, currency=sub["currency"], amount=amount,
-            description=f"{word} time on {quantity} × {items.product_name(ctx, price)} "
-                        f"after {date}", period=(when, end), price=price, quantity=quantity,
-            proration=True, subscription=sub["id"], subscription_item=item["id"]))
-    return made
+        specs.append({"amount": amount, "price": price, "quantity": quantity,
+                      "period": (when, end),
+                      "description": f"{word} time on {quantity} × "
+                                     f"{items.product_name(ctx, price)} after {date}"})
+    return specs
+
+
+def proration_items(ctx: Ctx, sub: dict[str, Any], item: dict[str, Any],
+                    old: tuple[dict[str, Any], int] | None, new: tuple[dict[str, Any], int] | None,
+                    when: int) -> list[dict[str, Any]]:
+    """The prorations of one item change, stored as pending invoice items."""
+    customer = ctx.get(sub["customer"], "customer")
+    return [invoicing.new_invoice_item(
+        ctx, customer, currency=sub["currency"], amount=spec["amount"],
+        description=spec["description"], period=spec["period"], price=spec["price"],
+        quantity=spec["quantity"], proration=True, subscription=sub["id"],
+        subscription_item=item["id"]) for spec in proration_specs(ctx, sub, old, new, when)]
 
 
 def invoice_now(ctx: Ctx, sub: dict[str, Any], reason: str = "subscription_update",

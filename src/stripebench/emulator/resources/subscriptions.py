@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..billing import collect, invoicing, items, subscribing, timing
+from ..billing import versions as _billing_versions  # noqa: F401 - registers version changes
 from ..billing.discounts import make_discounts
 from ..context import Ctx
 from ..errors import CardError, InvalidRequest

@@ -1,0 +1,171 @@
+"""Invoice previews (`create_preview`, and `upcoming` before basil), computed without
+storing anything: the next invoice of a subscription, optionally after proposed item
+changes (with their prorations at `proration_date`), or a new subscription's first one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..context import Ctx
+from ..errors import InvalidRequest
+from . import invoicing, items, subscribing, timing
+
+Planned = list[dict[str, Any]]  # [{"id": si or None, "price": price, "quantity": n}]
+
+
+def preview(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    sub = None
+    if params.get("subscription"):
+        sub = ctx.get(params["subscription"], "subscription", "subscription")
+    customer_id = params.get("customer") or (sub or {}).get("customer")
+    if not customer_id:
+        raise InvalidRequest("Missing required param: customer.", code="parameter_missing",
+                             param="customer")
+    customer = ctx.get(customer_id, "customer", "customer")
+    if sub is not None and sub["customer"] != customer["id"]:
+        raise InvalidRequest("The subscription does not belong to this customer.",
+                             param="subscription")
+    cctx = timing.for_customer(ctx, customer)
+    details = params.get("subscription_details") or {}
+    now = cctx.now()
+    if sub is None and not details.get("items"):
+        # Without a subscription named, Stripe previews the customer's current one.
+        sub = next((s for s in cctx.account.iter_type("subscription")
+                    if s["customer"] == customer["id"] and s["status"] not in (
+                        "canceled", "incomplete_expired")), None)
+        if sub is None:
+            raise InvalidRequest(f"No upcoming invoices for customer: {customer['id']}",
+                                 code="invoice_upcoming_none", status=404)
+    if sub is None:
+        return _new_subscription(cctx, customer, details, params)
+    if sub["status"] in ("canceled", "incomplete_expired"):
+        raise InvalidRequest("No upcoming invoices for customer: the subscription is canceled.",
+                             code="invoice_upcoming_none", status=404)
+    planned = _plan(cctx, sub, details.get("items") or [])
+    when = int(details.get("proration_date") or now)
+    behavior = details.get("proration_behavior", "create_prorations")
+    start, end = sub["_period"]
+    inv = invoicing.new_invoice(cctx, customer, currency=sub["currency"], subscription=sub,
+                                billing_reason="subscription_cycle",
+                                collection_method=sub["collection_method"],
+                                days_until_due=sub.get("days_until_due"), period=(start, end),
+                                store=False)
+    inv["discounts"] = subscribing.active_discounts(cctx, sub, end)
+    if behavior != "none" and details.get("items"):
+        for change in _changes(cctx, sub, planned):
+            for spec in subscribing.proration_specs(cctx, sub, change[0], change[1], when):
+                invoicing.add_line(cctx, inv, amount=spec["amount"], proration=True,
+                                   description=spec["description"], price=spec["price"],
+                                   quantity=spec["quantity"], period=spec["period"],
+                                   subscription=sub["id"], discountable=False)
+    if behavior == "always_invoice" and details.get("items"):
+        inv["billing_reason"] = "subscription_update"
+        inv["period_start"] = inv["period_end"] = when
+    else:
+        kept = [p for p in planned if not p.get("deleted")]
+        next_end = timing.period_after(kept[0]["price"], sub["billing_cycle_anchor"], end)
+        for plan in kept:
+            price, quantity = plan["price"], plan["quantity"]
+            if items.is_metered(price):
+                from .metering import usage
+                quantity = usage(cctx, price, sub["customer"], start, end)
+                span = (start, end)
+            else:
+                span = (end, next_end)
+            invoicing.add_line(cctx, inv, amount=timing.price_amount(price, quantity,
+                                                                     sub["currency"]),
+                               description=items.describe(cctx, price, quantity,
+                                                          sub["currency"]),
+                               price=price, quantity=quantity, period=span,
+                               subscription=sub["id"], subscription_item=plan["id"])
+        _pending(cctx, inv, sub["id"])
+    inv["created"] = inv["period_end"] if inv["billing_reason"] == "subscription_cycle" else now
+    return _finish(cctx, inv)
+
+
+def _new_subscription(ctx: Ctx, customer: dict[str, Any], details: dict[str, Any],
+                      params: dict[str, Any]) -> dict[str, Any]:
+    specs = details.get("items") or []
+    if not specs:
+        raise InvalidRequest("Missing required param: subscription_details[items].",
+                             code="parameter_missing", param="subscription_details[items]")
+    prices = [items.resolve_price(ctx, s, f"subscription_details[items][{n}]")
+              for n, s in enumerate(specs)]
+    now = ctx.now()
+    currency = params.get("currency") or prices[0]["currency"]
+    end = timing.period_after(prices[0], now, now)
+    inv = invoicing.new_invoice(ctx, customer, currency=currency,
+                                billing_reason="subscription_create", period=(now, now),
+                                store=False)
+    for price, spec in zip(prices, specs, strict=True):
+        quantity = 0 if items.is_metered(price) else int(spec.get("quantity") or 1)
+        invoicing.add_line(ctx, inv, amount=timing.price_amount(price, quantity, currency),
+                           description=items.describe(ctx, price, quantity, currency),
+                           price=price, quantity=quantity, period=(now, end))
+    return _finish(ctx, inv)
+
+
+def _plan(ctx: Ctx, sub: dict[str, Any], changes: list[dict[str, Any]]) -> Planned:
+    planned: Planned = [{"id": i["id"], "price": items.price_of(ctx, i),
+                         "quantity": int(i.get("quantity") or 0)}
+                        for i in subscribing.live_items(ctx, sub)]
+    for n, change in enumerate(changes):
+        param = f"subscription_details[items][{n}]"
+        target = next((p for p in planned if change.get("id") and p["id"] == change["id"]),
+                      None)
+        if change.get("id") and target is None:
+            raise InvalidRequest(f"No such subscription item: '{change['id']}'",
+                                 param=f"{param}[id]", status=404)
+        if target is not None and change.get("deleted"):
+            target["deleted"] = True
+            continue
+        has_price = change.get("price") or change.get("plan") or change.get("price_data")
+        price = items.resolve_price(ctx, change, param) if has_price else None
+        if target is None:
+            assert price is not None
+            planned.append({"id": None, "price": price, "quantity":
+                            int(change.get("quantity") or 1), "new": True})
+            continue
+        target["old"] = (target["price"], target["quantity"])
+        if price is not None:
+            target["price"] = price
+        if change.get("quantity") is not None:
+            target["quantity"] = int(change["quantity"])
+    if all(p.get("deleted") for p in planned):
+        raise InvalidRequest("A subscription must have at least one active plan.",
+                             param="subscription_details[items]")
+    return planned
+
+
+def _changes(ctx: Ctx, sub: dict[str, Any], planned: Planned) -> list[
+        tuple[tuple[dict[str, Any], int] | None, tuple[dict[str, Any], int] | None]]:
+    out: list[tuple[tuple[dict[str, Any], int] | None, tuple[dict[str, Any], int] | None]] = []
+    for plan in planned:
+        if plan.get("deleted"):
+            out.append(((plan["price"], plan["quantity"]), None))
+        elif plan.get("new"):
+            out.append((None, (plan["price"], plan["quantity"])))
+        elif plan.get("old") and plan["old"] != (plan["price"], plan["quantity"]):
+            out.append((plan["old"], (plan["price"], plan["quantity"])))
+    return out
+
+
+def _pending(ctx: Ctx, inv: dict[str, Any], sub_id: str) -> None:
+    for item in ctx.account.iter_type("invoiceitem", newest_first=False):
+        if item.get("invoice") or item["customer"] != inv["customer"] or \
+                item["currency"] != inv["currency"]:
+            continue
+        item_sub = ((item.get("parent") or {}).get("subscription_details") or {}).get(
+            "subscription")
+        if item_sub and item_sub != sub_id:
+            continue
+        invoicing.line_for_item(ctx, inv, item)
+
+
+def _finish(ctx: Ctx, inv: dict[str, Any]) -> dict[str, Any]:
+    invoicing.recompute(ctx, inv)
+    inv["id"] = "upcoming_" + inv["id"]
+    inv["lines"]["url"] = "/v1/invoices/upcoming/lines"
+    inv["automatically_finalizes_at"] = None
+    return inv

@@ -1,0 +1,205 @@
+"""Billing's API version changes (objects are stored in the newest shape).
+
+Before 2025-03-31.basil: subscriptions carry `current_period_start/end` (items do not);
+invoices carry `paid`, `paid_out_of_band`, `payment_intent`, `charge`, `subscription`
+(no `parent`, `payments`, `confirmation_secret`); lines and invoice items name their
+`price` (a full Price) instead of `pricing.price_details`; PaymentIntents and Charges
+name their `invoice`; lists accept `include[]=total_count`; `GET /v1/invoices/upcoming`
+exists. Values are read from the stored objects, so every version tells the same story.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..context import Ctx
+from ..errors import InvalidRequest
+from ..render import includable, public_copy
+from ..versions import older_than, request_change, response_change
+from . import invoicing, items
+
+BASIL = "2025-03-31.basil"
+ENDIVE = "2026-09-30.endive"
+INCLUDE_FLAG = "include_total_count"
+
+
+# ------------------------------------------------------------------ subscriptions
+
+@response_change(BASIL, "subscription")
+def subscription_periods(ctx: Ctx, obj: dict[str, Any]) -> None:
+    stored = ctx.maybe(obj.get("id"), "subscription") or {}
+    period = stored.get("_period") or [None, None]
+    obj["current_period_start"], obj["current_period_end"] = period
+    obj.pop("billing_mode", None)
+    if "discounts" in obj:
+        first = (stored.get("discounts") or [None])[0]
+        discount = ctx.maybe(first, "discount")
+        obj["discount"] = _discount_view(ctx, discount) if discount else None
+
+
+@response_change(BASIL, "subscription_item")
+def item_periods(ctx: Ctx, obj: dict[str, Any]) -> None:
+    obj.pop("current_period_start", None)
+    obj.pop("current_period_end", None)
+
+
+def _discount_view(ctx: Ctx, discount: dict[str, Any]) -> dict[str, Any]:
+    view = public_copy(discount)
+    coupon = ctx.maybe((discount.get("source") or {}).get("coupon"), "coupon")
+    view["coupon"] = public_copy(coupon) if coupon else None
+    return view
+
+
+# ------------------------------------------------------------------ invoices
+
+def _default_record(ctx: Ctx, stored: dict[str, Any]) -> dict[str, Any] | None:
+    records = [ctx.maybe(r, "invoice_payment") for r in stored.get("_payments", [])]
+    paid = [r for r in records if r and r["status"] == "paid"]
+    defaults = [r for r in records if r and r["is_default"]]
+    chosen = (paid or defaults or [None])[0]
+    return chosen
+
+
+@response_change(BASIL, "invoice")
+def invoice_payment_fields(ctx: Ctx, obj: dict[str, Any]) -> None:
+    stored = ctx.maybe(obj.get("id"), "invoice") or {}
+    record = _default_record(ctx, stored) if stored else None
+    intent_id = record["payment"]["payment_intent"] if record else None
+    intent = ctx.maybe(intent_id, "payment_intent") or {}
+    obj["paid"] = obj.get("status") == "paid"
+    obj["paid_out_of_band"] = bool(stored.get("_paid_out_of_band"))
+    if not isinstance(obj.get("payment_intent"), dict):
+        obj["payment_intent"] = intent_id
+    if not isinstance(obj.get("charge"), dict):
+        obj["charge"] = intent.get("latest_charge") if intent.get("status") == "succeeded" \
+            else None
+    if not isinstance(obj.get("subscription"), dict):
+        obj["subscription"] = invoicing.subscription_of(stored) if stored else None
+    parent = (stored.get("parent") or {}).get("subscription_details") or {}
+    obj["subscription_details"] = {"metadata": parent.get("metadata")} if parent else None
+    obj["discount"] = None
+    for name in ("parent", "payments", "confirmation_secret"):
+        obj.pop(name, None)
+
+
+def _old_only(ctx: Ctx, field: str) -> None:
+    if not older_than(ctx.version, BASIL):
+        raise InvalidRequest(f"This property cannot be expanded ({field}).", param="expand")
+
+
+@includable("invoice", "payment_intent")
+def invoice_intent(ctx: Ctx, inv: dict[str, Any]) -> dict[str, Any] | None:
+    _old_only(ctx, "payment_intent")
+    record = _default_record(ctx, inv)
+    return ctx.maybe(record["payment"]["payment_intent"], "payment_intent") if record else None
+
+
+@includable("invoice", "charge")
+def invoice_charge(ctx: Ctx, inv: dict[str, Any]) -> dict[str, Any] | None:
+    _old_only(ctx, "charge")
+    intent = invoice_intent(ctx, inv) or {}
+    return ctx.maybe(intent.get("latest_charge"), "charge")
+
+
+@includable("invoice", "subscription")
+def invoice_subscription(ctx: Ctx, inv: dict[str, Any]) -> dict[str, Any] | None:
+    _old_only(ctx, "subscription")
+    return ctx.maybe(invoicing.subscription_of(inv), "subscription")
+
+
+def _old_price_fields(ctx: Ctx, obj: dict[str, Any], parent_key: str) -> None:
+    pricing = obj.pop("pricing", None) or {}
+    details = pricing.get("price_details") or {}
+    price = ctx.maybe(details.get("price"), "price")
+    obj["price"] = public_copy(price) if price else None
+    obj["plan"] = items.plan_view(price) if price else None
+    parent = obj.pop("parent", None) or {}
+    info = parent.get(parent_key) or {}
+    obj["proration"] = bool(info.get("proration", obj.get("proration", False)))
+    obj["subscription"] = info.get("subscription", obj.get("subscription"))
+    obj["subscription_item"] = info.get("subscription_item")
+    decimal = pricing.get("unit_amount_decimal")
+    obj["unit_amount_decimal"] = decimal
+    obj["unit_amount"] = int(float(decimal)) if decimal is not None else None
+
+
+@response_change(BASIL, "line_item")
+def line_price(ctx: Ctx, obj: dict[str, Any]) -> None:
+    parent = obj.get("parent") or {}
+    kind = parent.get("type")
+    invoice_item = ((parent.get("invoice_item_details") or {}).get("invoice_item"))
+    key = "invoice_item_details" if kind == "invoice_item_details" \
+        else "subscription_item_details"
+    _old_price_fields(ctx, obj, key)
+    obj["type"] = "invoiceitem" if kind == "invoice_item_details" else "subscription"
+    obj["invoice_item"] = invoice_item
+    obj["proration_details"] = {"credited_items": None}
+    obj["unit_amount_excluding_tax"] = obj.pop("unit_amount_decimal", None)
+    obj.pop("unit_amount", None)
+    obj["discount_amounts"] = obj.get("discount_amounts") or []
+
+
+@response_change(BASIL, "invoiceitem")
+def invoice_item_price(ctx: Ctx, obj: dict[str, Any]) -> None:
+    _old_price_fields(ctx, obj, "subscription_details")
+
+
+@response_change(BASIL, "payment_intent")
+def intent_invoice(ctx: Ctx, obj: dict[str, Any]) -> None:
+    stored = ctx.maybe(obj.get("id"), "payment_intent") or {}
+    if not isinstance(obj.get("invoice"), dict):
+        obj["invoice"] = stored.get("_invoice")
+
+
+@response_change(BASIL, "charge")
+def charge_invoice(ctx: Ctx, obj: dict[str, Any]) -> None:
+    intent = obj.get("payment_intent")
+    intent_id = intent.get("id") if isinstance(intent, dict) else intent
+    stored = ctx.maybe(intent_id, "payment_intent") or {}
+    if not isinstance(obj.get("invoice"), dict):
+        obj["invoice"] = stored.get("_invoice")
+
+
+@response_change(BASIL, "discount")
+def discount_coupon(ctx: Ctx, obj: dict[str, Any]) -> None:
+    source = obj.pop("source", None) or {}
+    coupon = ctx.maybe(source.get("coupon"), "coupon")
+    obj["coupon"] = public_copy(coupon) if coupon else None
+
+
+# ------------------------------------------------------------------ requests
+
+@request_change(BASIL)
+def old_billing_params(ctx: Ctx, method: str, template: str,
+                       params: dict[str, Any]) -> dict[str, Any]:
+    """`include[]=total_count` on lists, `price`/`unit_amount` on invoice items."""
+    if method == "GET" and "include" in params:
+        params = dict(params)
+        wanted = params.pop("include")
+        wanted = wanted if isinstance(wanted, list) else [wanted]
+        unknown = [w for w in wanted if w != "total_count"]
+        if unknown:
+            raise InvalidRequest(f"Invalid include: {unknown[0]}", param="include")
+        setattr(ctx, INCLUDE_FLAG, True)
+    if method == "POST" and template in ("/v1/invoiceitems", "/v1/invoiceitems/{invoiceitem}"):
+        params = dict(params)
+        if "price" in params:
+            params["pricing"] = {"price": params.pop("price")}
+        if "unit_amount" in params:
+            params["unit_amount_decimal"] = str(params.pop("unit_amount"))
+    return params
+
+
+@request_change(ENDIVE)
+def anchor_keyword(ctx: Ctx, method: str, template: str,
+                   params: dict[str, Any]) -> dict[str, Any]:
+    """Older versions update the anchor with `billing_cycle_anchor=now|unchanged`."""
+    if template == "/v1/subscriptions/{subscription_exposed_id}" and \
+            params.get("billing_cycle_anchor") in ("now", "unchanged"):
+        params = dict(params)
+        params["billing_cycle_anchor"] = {"type": params["billing_cycle_anchor"]}
+    return params
+
+
+def wants_total_count(ctx: Ctx) -> bool:
+    return bool(getattr(ctx, INCLUDE_FLAG, False))
