@@ -19,9 +19,9 @@ import stripe
 from conftest import RunningEmulator
 from stripebench.emulator.tls import ensure_certificates
 from stripebench.emulator.web import STRIPE_HOSTS, find
-from stripebench.harness.sandbox import bwrap_available
+from stripebench.harness.sandbox import bwrap_available, make_sandbox
+from stripebench.routing import launch_options
 from stripebench.routing.chromium import BASE_ARGS, chromium_args
-from stripebench.routing.front import RelayThread, emulator_address, port_of
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
 STRIPEBENCH = str(Path(sys.executable).parent / "stripebench")
@@ -145,30 +145,59 @@ def test_chromium_inside_loads_js_stripe_com(emulator: RunningEmulator,
 
 
 def test_chromium_outside_with_the_https_front(emulator: RunningEmulator) -> None:
-    """The harness's own Chromium: host-resolver rules send Stripe hosts to the HTTPS port."""
+    """The harness's own Chromium: host-resolver rules send Stripe hosts to a TLS front."""
     from playwright.sync_api import sync_playwright
 
-    certs = ensure_certificates()
-    relays = RelayThread()
-    try:
-        bound = relays.add("tcp:127.0.0.1:0", emulator_address(emulator.base),
-                           certs.server_context())
-        args = [*BASE_ARGS, *chromium_args(spki=list(certs.spki), https_port=port_of(bound))]
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
-            page = browser.new_page()
-            api = page.goto("https://api.stripe.com/v1/customers")
-            assert api is not None
-            seen = {"api": [api.status, api.json()]}
-            js = page.goto("https://js.stripe.com/v3/")
-            assert js is not None
-            seen["js"] = [js.status, js.text()[:300]]
-            page.set_content('<script src="https://js.stripe.com/v3/"></script>')
-            seen["typeof_Stripe"] = page.evaluate("typeof Stripe")
-            browser.close()
-    finally:
-        relays.stop()
+    options = launch_options(emulator_url=emulator.base)
+    assert options["executable_path"] == "/usr/bin/chromium"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(**options)  # type: ignore[arg-type]
+        page = browser.new_page()
+        api = page.goto("https://api.stripe.com/v1/customers")
+        assert api is not None
+        seen = {"api": [api.status, api.json()]}
+        js = page.goto("https://js.stripe.com/v3/")
+        assert js is not None
+        seen["js"] = [js.status, js.text()[:300]]
+        page.set_content('<script src="https://js.stripe.com/v3/"></script>')
+        seen["typeof_Stripe"] = page.evaluate("typeof Stripe")
+        browser.close()
     _assert_browser_reached_emulator(seen)
+
+
+APP_PAGE = """<html><body>
+<script src="https://js.stripe.com/v3/"></script>
+<script>
+fetch("https://api.stripe.com/v1/customers", {headers: {Authorization: "Bearer PK"}})
+  .then(r => r.json()).then(j => { document.title = "got:" + JSON.stringify(j); });
+</script></body></html>"""
+
+
+def test_harness_browser_runs_inside_the_sandbox(emulator: RunningEmulator,
+                                                 account: dict[str, str],
+                                                 tmp_path: Path) -> None:
+    """Playwright here, Chromium in the sandbox: it sees the agent's localhost app and
+    Stripe's hosts exactly as the agent's code does."""
+    from playwright.sync_api import sync_playwright
+
+    (tmp_path / "index.html").write_text(APP_PAGE.replace("PK", account["secret_key"]))
+    env = {"STRIPE_SECRET_KEY": account["secret_key"],
+           "STRIPE_PUBLISHABLE_KEY": account["publishable_key"]}
+    box = make_sandbox("bwrap", tmp_path, env, emulator_url=emulator.base)
+    try:
+        box.start_service("app", "python3 -m http.server 8000", ready_port=8000)
+        options = launch_options(box)
+        assert options["executable_path"] != "/usr/bin/chromium"
+        with sync_playwright() as p:
+            browser = p.chromium.launch(**options)  # type: ignore[arg-type]
+            page = browser.new_page()
+            page.goto("http://127.0.0.1:8000/index.html")  # only exists inside the sandbox
+            page.wait_for_function("document.title.startsWith('got:')")
+            listed = json.loads(page.title()[4:])
+            browser.close()
+        assert listed["object"] == "list" and listed["url"] == "/v1/customers"
+    finally:
+        box.stop()
 
 
 def _assert_browser_reached_emulator(seen: dict[str, list[object] | object]) -> None:

@@ -290,12 +290,18 @@ def bwrap_available() -> bool:
 
 
 def make_sandbox(kind: Literal["bwrap", "local"], workdir: Path | str,
-                 env: dict[str, str] | None = None, **options: Any) -> Sandbox:
-    """`options` for bwrap: routing (a RoutingTarget), extra_ro (paths), hide (paths)."""
+                 env: dict[str, str] | None = None, *, emulator_url: str | None = None,
+                 **options: Any) -> Sandbox:
+    """A sandbox of `kind`. With `emulator_url` (the emulator's plain HTTP address) a
+    bubblewrap sandbox routes Stripe's host names to it, using the STRIPE_SECRET_KEY /
+    STRIPE_PUBLISHABLE_KEY in `env`. Other bwrap options: `routing` (a
+    `stripebench.routing.bwrap.Routing`), `shared` / `extra_ro` (read-only paths)."""
     if kind == "local":
         return LocalSandbox(workdir, env)
     if kind == "bwrap":
-        from ..routing.bwrap import BubblewrapSandbox
+        from ..routing.bwrap import BubblewrapSandbox, Routing
+        if emulator_url and "routing" not in options:
+            options["routing"] = Routing(emulator_url)
         return BubblewrapSandbox(workdir, env, **options)
     raise SandboxError(f"unknown sandbox kind {kind!r} (expected 'bwrap' or 'local')")
 

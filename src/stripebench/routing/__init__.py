@@ -4,3 +4,7 @@
 connections across the sandbox boundary, `bwrap` builds the namespace, and `env` the
 environment a routed command sees. See docs/routing.md.
 """
+
+from .chromium import chromium_args, launch_options
+
+__all__ = ["chromium_args", "launch_options"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -126,7 +127,13 @@ class BubblewrapSandbox:
         self._exposed: dict[int, int] = {}
         self._holder: subprocess.Popen[bytes] | None = None
         self._certs = certificates or (ensure_certificates() if routing else None)
-        self.env = self._base_env() | dict(env or {})
+        given = dict(env or {})
+        if routing is not None and routing.keys.secret_key is None:
+            self.routing = Routing(routing.emulator_url, Keys(
+                given.get("STRIPE_SECRET_KEY"), given.get("STRIPE_PUBLISHABLE_KEY")))
+        # Routing wins over given values: an emulator address from outside (say
+        # STRIPE_API_BASE=http://127.0.0.1:12111) is unreachable in here.
+        self.env = self._base_env() | given | self._routing_env()
         try:
             self._start()
         except BaseException:
@@ -145,12 +152,15 @@ class BubblewrapSandbox:
                "TERM": "dumb", "TMPDIR": "/tmp", "STRIPEBENCH_SANDBOX": "bwrap"}
         if modules in self.shared:
             env["NODE_PATH"] = str(modules)
-        if self.routing is not None and self._certs is not None:
-            trust = TrustFiles(bundle=f"{INSIDE}/bundle.pem", ca=f"{INSIDE}/ca.pem",
-                               truststore=f"{INSIDE}/truststore.p12"
-                               if self._certs.truststore else None, spki=self._certs.spki)
-            env |= routed_env(trust, self.routing.keys)
         return env
+
+    def _routing_env(self) -> dict[str, str]:
+        if self.routing is None or self._certs is None:
+            return {}
+        trust = TrustFiles(bundle=f"{INSIDE}/bundle.pem", ca=f"{INSIDE}/ca.pem",
+                           truststore=f"{INSIDE}/truststore.p12"
+                           if self._certs.truststore else None, spki=self._certs.spki)
+        return routed_env(trust, self.routing.keys)
 
     def _prepare_run_dir(self) -> None:
         hosts = ["127.0.0.1 localhost sandbox", "::1 localhost ip6-localhost"]
@@ -279,6 +289,20 @@ class BubblewrapSandbox:
                                 start_new_session=True, **kwargs)
         self._groups.add(proc.pid)
         return proc
+
+    def chromium_launcher(self, chromium: str = "/usr/bin/chromium") -> Path:
+        """An executable that starts Chromium inside the sandbox, for Playwright's
+        `executable_path`: the browser then sees what the agent's code sees (its
+        localhost servers, Stripe's hosts routed). Playwright talks to it over inherited
+        pipes, which survive nsenter; its --user-data-dir (a host /tmp path) is simply
+        created in the sandbox's private /tmp."""
+        launcher = self.rundir / "chromium"
+        if not launcher.exists():
+            env = " ".join(shlex.quote(f"{k}={v}") for k, v in self.env.items())
+            argv = " ".join(shlex.quote(a) for a in self.enter_argv([chromium]))
+            launcher.write_text(f'#!/bin/sh\nexec env -i {env} {argv} "$@"\n')
+            launcher.chmod(0o700)
+        return launcher
 
     # ------------------------------------------------------------------ files
 

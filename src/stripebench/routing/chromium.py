@@ -34,3 +34,40 @@ def chromium_args(spki: str | list[str] | tuple[str, ...] | None = None,
     hashes = spki.split(",") if isinstance(spki, str) else list(spki)
     return [f"--ignore-certificate-errors-spki-list={','.join(hashes)}",
             f"--host-resolver-rules={host_resolver_rules(https_port)}"]
+
+
+_FRONTS: dict[str, int] = {}
+
+
+def https_front_port(emulator_url: str) -> int:
+    """A TLS front for `emulator_url` on a free local port, one per process and emulator."""
+    if emulator_url not in _FRONTS:
+        from ..emulator.tls import ensure_certificates
+        from .front import RelayThread, emulator_address, port_of
+
+        relays = RelayThread()
+        bound = relays.add("tcp:127.0.0.1:0", emulator_address(emulator_url),
+                           ensure_certificates().server_context())
+        _FRONTS[emulator_url] = port_of(bound)
+    return _FRONTS[emulator_url]
+
+
+def launch_options(sandbox: object = None, emulator_url: str | None = None,
+                   chromium: str = "/usr/bin/chromium") -> dict[str, object]:
+    """Keyword arguments for Playwright's `chromium.launch()` so the browser reaches the
+    local Stripe by Stripe's host names:
+
+    - a bubblewrap sandbox: Chromium runs inside it (same localhost as the agent's code,
+      Stripe hosts routed by the sandbox);
+    - otherwise, with `emulator_url`: Chromium runs here and Stripe hosts map to a TLS
+      front for that emulator;
+    - neither: plain Chromium (Stripe hosts unrouted)."""
+    launcher = getattr(sandbox, "chromium_launcher", None)
+    if launcher is not None and getattr(sandbox, "routing", None) is not None:
+        env = getattr(sandbox, "env", {})
+        return {"executable_path": str(launcher(chromium)),
+                "args": [*BASE_ARGS, *chromium_args(env.get("STRIPEBENCH_SPKI"))]}
+    if emulator_url:
+        return {"executable_path": chromium,
+                "args": [*BASE_ARGS, *chromium_args(https_port=https_front_port(emulator_url))]}
+    return {"executable_path": chromium, "args": list(BASE_ARGS)}

@@ -9,6 +9,7 @@ Task templates read these variables (all set in both modes, so one template work
 either):
 
     STRIPE_API_BASE       https://api.stripe.com  |  http://127.0.0.1:12111
+    STRIPE_BASE_URL       (the same)
     STRIPE_API_HOST       api.stripe.com          |  127.0.0.1
     STRIPE_API_PORT       443                     |  12111
     STRIPE_API_PROTOCOL   https                   |  http
@@ -76,6 +77,7 @@ def routed_env(trust: TrustFiles, keys: Keys) -> dict[str, str]:
     env.update({
         "STRIPEBENCH_ROUTED": "1",
         "STRIPE_API_BASE": "https://api.stripe.com",
+        "STRIPE_BASE_URL": "https://api.stripe.com",
         "STRIPE_API_HOST": "api.stripe.com",
         "STRIPE_API_PORT": "443",
         "STRIPE_API_PROTOCOL": "https",
@@ -92,6 +94,7 @@ def fallback_env(emulator_url: str, keys: Keys) -> dict[str, str]:
         "STRIPEBENCH_ROUTED": "0",
         "STRIPEBENCH_EMULATOR": origin,
         "STRIPE_API_BASE": origin,
+        "STRIPE_BASE_URL": origin,
         "STRIPE_API_HOST": parts.hostname or "127.0.0.1",
         "STRIPE_API_PORT": str(parts.port or (443 if parts.scheme == "https" else 80)),
         "STRIPE_API_PROTOCOL": parts.scheme,
