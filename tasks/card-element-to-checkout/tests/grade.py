@@ -1,0 +1,155 @@
+"""card-element-to-checkout grader.
+
+Reads the Checkout Session id the agent submitted and checks, through the API with the
+trial account's key, that it is an embedded, paid, payment-mode session selling every
+product at the catalog's prices with a promotion code applied through
+`discounts[].promotion_code` and shipping collected and charged; then that the shop
+(restarted from the agent's code) still serves its pages, recorded the order in SQLite
+and no longer carries the Card Element. No usable session id: the total is 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+SHOP = os.environ.get("SHOP_URL", "http://127.0.0.1:4242")
+LOOKUP_KEYS = ("camp_mug", "map_poster", "wool_beanie")
+PRODUCT_NAMES = ("Enamel Camp Mug", "Trail Map Poster", "Wool Beanie")
+PROMOTION_CODES = ("TRAIL10", "WELCOME5")
+SHIPPING_COUNTRIES = {"US", "CA", "GB"}
+FLAT_SHIPPING = 600
+
+
+def submitted_id(workdir: Path) -> str:
+    text = (workdir / "submission" / "checkout_session_id.txt").read_text().strip()
+    found = re.search(r"cs_(test|live)_[A-Za-z0-9]+", text)
+    if not found:
+        raise ValueError(f"no Checkout Session id in the submission: {text[:80]!r}")
+    return found.group(0)
+
+
+def shipping_details(session: dict[str, Any]) -> dict[str, Any]:
+    collected = session.get("collected_information") or {}
+    return collected.get("shipping_details") or session.get("shipping_details") or {}
+
+
+def line_items_ok(items: list[dict[str, Any]], prices: dict[str, dict[str, Any]]) -> bool:
+    by_price = {i["price"]["id"]: i for i in items}
+    return all(p["id"] in by_price and by_price[p["id"]]["quantity"] >= 1
+               for p in prices.values())
+
+
+def amounts_ok(session: dict[str, Any], items: list[dict[str, Any]]) -> bool:
+    for item in items:
+        if item["amount_subtotal"] != item["price"]["unit_amount"] * item["quantity"]:
+            return False
+    details = session["total_details"] or {}
+    subtotal = sum(i["amount_subtotal"] for i in items)
+    return bool(session["amount_subtotal"] == subtotal and session["amount_total"] == (
+        subtotal - details.get("amount_discount", 0) + details.get("amount_shipping", 0)
+        + details.get("amount_tax", 0)))
+
+
+def promotion_ok(session: dict[str, Any]) -> bool:
+    codes = [(d.get("promotion_code") or {}).get("code") for d in session.get("discounts") or []
+             if isinstance(d.get("promotion_code"), dict)]
+    return any(c in PROMOTION_CODES for c in codes) and (
+        (session["total_details"] or {}).get("amount_discount", 0) > 0)
+
+
+def shipping_ok(session: dict[str, Any]) -> bool:
+    address = (shipping_details(session).get("address") or {})
+    return bool(address.get("country") in SHIPPING_COUNTRIES and address.get("line1")
+                and (session["total_details"] or {}).get("amount_shipping") == FLAT_SHIPPING)
+
+
+def adjustable(session_id: str) -> bool:
+    """Every line item's quantity is adjustable (only the account snapshot shows it)."""
+    from stripebench.grading import final_snapshot, objects_of
+
+    found = objects_of(final_snapshot(), "checkout.session", lambda o: o["id"] == session_id)
+    if not found:
+        raise ValueError("the session is not in the final snapshot")
+    items = [i for i in found[0].get("_items", []) if not i.get("optional")]
+    return bool(items) and all((i.get("adjustable_quantity") or {}).get("enabled")
+                               for i in items)
+
+
+def get(path: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(SHOP + path, timeout=10) as response:
+            return response.status, response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        return exc.code, ""
+
+
+def app_pages() -> bool:
+    status, body = get("/")
+    if status != 200 or not all(name in body for name in PRODUCT_NAMES):
+        return False
+    return get("/cart")[0] == 200 and get("/checkout")[0] < 500
+
+
+def order_recorded(workdir: Path, session: dict[str, Any]) -> bool:
+    conn = sqlite3.connect(f"file:{workdir / 'shop.db'}?mode=ro", uri=True)
+    try:
+        refs = {r[0] for r in conn.execute("SELECT stripe_reference FROM orders")}
+    finally:
+        conn.close()
+    return session["id"] in refs
+
+
+def card_element_removed(workdir: Path) -> bool:
+    code = "\n".join(p.read_text(errors="replace") for p in workdir.rglob("*")
+                     if p.suffix in (".py", ".js", ".html") and p.is_file()
+                     and "node_modules" not in p.parts and ".venv" not in p.parts)
+    legacy = [r"""elements\.create\(\s*['"]card['"]""", r"PaymentIntent\.create",
+              r"confirmation_method", r"""['"]/pay['"]"""]
+    return "initEmbeddedCheckout" in code and not any(re.search(p, code) for p in legacy)
+
+
+def main() -> None:
+    from stripebench.grading import Grader, stripe_client, workdir
+
+    work = workdir()
+    client = stripe_client()
+    grader = Grader()
+    session: dict[str, Any] = {}
+
+    def load() -> bool:
+        found = client.v1.checkout.sessions.retrieve(
+            submitted_id(work), {"expand": ["discounts.promotion_code"]})
+        session.update(found.to_dict())
+        return True
+
+    if not grader.gate("submitted_session", load):
+        grader.write()
+        return
+    items = [i.to_dict() for i in client.v1.checkout.sessions.line_items.list(
+        session["id"], {"limit": 100}).auto_paging_iter()]
+    prices = {p.lookup_key: p.to_dict() for p in client.v1.prices.list(
+        {"lookup_keys": list(LOOKUP_KEYS), "limit": 10}).data}
+    grader.check("embedded_ui_mode", 1, session.get("ui_mode") in ("embedded", "embedded_page"))
+    grader.check("payment_mode", 1, session.get("mode") == "payment")
+    grader.check("paid", 2, session.get("status") == "complete"
+                 and session.get("payment_status") == "paid")
+    grader.check("every_product", 2, lambda: len(prices) == 3 and line_items_ok(items, prices))
+    grader.check("amounts_consistent", 1, lambda: amounts_ok(session, items))
+    grader.check("promotion_code", 2, lambda: promotion_ok(session))
+    grader.check("shipping", 1, lambda: shipping_ok(session))
+    grader.check("adjustable_quantities", 1, lambda: adjustable(session["id"]))
+    grader.check("order_recorded", 1, lambda: order_recorded(work, session))
+    grader.check("card_element_removed", 1, lambda: card_element_removed(work))
+    grader.check("app_pages", 1, app_pages)
+    print(json.dumps({"session": session["id"], "line_items": len(items)}))
+    grader.write()
+
+
+if __name__ == "__main__":
+    main()
