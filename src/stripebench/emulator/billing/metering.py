@@ -15,10 +15,11 @@ def usage(ctx: Ctx, price: dict[str, Any], customer_id: str, start: int, end: in
     meter = ctx.maybe(meter_id, "billing.meter")
     if meter is None:
         return 0
-    values = [Decimal(str(e["_value"])) for e in ctx.account.iter_type(
-        "billing.meter_event", newest_first=False)
-        if e.get("_meter") == meter["id"] and e.get("_customer") == customer_id
-        and start <= e["timestamp"] < end]
+    found = [e for e in ctx.account.iter_type("billing.meter_event", newest_first=False)
+             if e.get("_meter") == meter["id"] and e.get("_customer") == customer_id
+             and start <= e["timestamp"] < end]
+    found.sort(key=lambda e: e["timestamp"])  # stable: same-second events keep their order
+    values = [Decimal(str(e["_value"])) for e in found]
     formula = (meter.get("default_aggregation") or {}).get("formula", "sum")
     if formula == "count":
         total = Decimal(len(values))

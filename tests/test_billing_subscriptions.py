@@ -1,0 +1,256 @@
+"""Subscriptions with the official python SDK: creation modes, trials, anchors, prorations,
+cancellation, listing. Amounts are checked against figures computed by hand."""
+
+from __future__ import annotations
+
+import pytest
+import stripe
+
+from billing_helpers import DAY, FAILING_CARD, JAN_1, make_shop
+
+
+def test_create_charges_the_first_invoice(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    price = shop.price(1000)
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id, "quantity": 2}],
+        "expand": ["latest_invoice"]})
+    assert sub.status == "active"
+    assert sub.created == JAN_1 and sub.start_date == JAN_1
+    item = sub["items"].data[0]
+    assert (item.current_period_start, item.current_period_end) == (JAN_1, JAN_1 + 31 * DAY)
+    inv = sub.latest_invoice
+    assert (inv.status, inv.amount_due, inv.amount_paid, inv.billing_reason) == (
+        "paid", 2000, 2000, "subscription_create")
+    assert inv.parent.subscription_details.subscription == sub.id
+    [line] = inv.lines.data
+    assert (line.amount, line.quantity, line.description) == (
+        2000, 2, "2 × Gold (at $10.00 / month)")
+    assert line.pricing.price_details.price == price.id
+    assert (line.period.start, line.period.end) == (JAN_1, JAN_1 + 31 * DAY)
+    types = [e.type for e in shop.events(JAN_1) if e.type.startswith(("customer.sub", "invoice"))]
+    assert types == ["customer.subscription.created", "invoice.created", "invoice.finalized",
+                     "invoice.paid", "invoice.payment_succeeded",
+                     "customer.subscription.updated"]
+    [payment] = client.v1.invoice_payments.list(params={
+        "invoice": inv.id, "expand": ["data.payment.payment_intent"]}).data
+    assert payment.status == "paid" and payment.amount_paid == 2000 and payment.is_default
+    assert payment.payment.payment_intent.status == "succeeded"
+
+
+def test_default_incomplete_then_confirm(client: stripe.StripeClient) -> None:
+    shop = make_shop(client, card=False)
+    price = shop.price(1500)
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}],
+        "payment_behavior": "default_incomplete",
+        "expand": ["latest_invoice.confirmation_secret", "latest_invoice.payments"]})
+    assert sub.status == "incomplete"
+    inv = sub.latest_invoice
+    assert inv.status == "open" and inv.amount_due == 1500
+    secret = inv.confirmation_secret.client_secret
+    intent_id = inv.payments.data[0].payment.payment_intent
+    assert secret.startswith(intent_id + "_secret_")
+    client.v1.payment_intents.confirm(intent_id, params={"payment_method": "pm_card_visa"})
+    assert client.v1.invoices.retrieve(inv.id).status == "paid"
+    assert client.v1.subscriptions.retrieve(sub.id).status == "active"
+    # Unpaid for 23 hours an incomplete subscription expires; this one was paid, so no.
+    shop.advance(JAN_1 + 2 * DAY)
+    assert client.v1.subscriptions.retrieve(sub.id).status == "active"
+
+
+def test_incomplete_subscription_expires(client: stripe.StripeClient) -> None:
+    shop = make_shop(client, card=False)
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": shop.price(1500).id}],
+        "payment_behavior": "default_incomplete"})
+    shop.advance(JAN_1 + DAY)
+    sub = client.v1.subscriptions.retrieve(sub.id, params={"expand": ["latest_invoice"]})
+    assert sub.status == "incomplete_expired" and sub.latest_invoice.status == "void"
+
+
+def test_declines_by_payment_behavior(client: stripe.StripeClient) -> None:
+    shop = make_shop(client, card=False)
+    shop.use_card(FAILING_CARD)
+    price = shop.price(1000)
+    with pytest.raises(stripe.CardError) as err:
+        client.v1.subscriptions.create(params={
+            "customer": shop.customer.id, "items": [{"price": price.id}],
+            "payment_behavior": "error_if_incomplete"})
+    assert err.value.code == "card_declined"
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}],
+        "expand": ["latest_invoice"]})
+    assert sub.status == "incomplete"
+    assert (sub.latest_invoice.status, sub.latest_invoice.attempt_count) == ("open", 1)
+    no_card = make_shop(client, card=False)
+    with pytest.raises(stripe.InvalidRequestError, match="no attached payment source"):
+        client.v1.subscriptions.create(params={
+            "customer": no_card.customer.id, "items": [{"price": price.id}]})
+
+
+def test_trial_then_first_charge(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": shop.price(2500).id}],
+        "trial_period_days": 14, "expand": ["latest_invoice"]})
+    assert sub.status == "trialing"
+    assert (sub.trial_start, sub.trial_end) == (JAN_1, JAN_1 + 14 * DAY)
+    inv = sub.latest_invoice
+    assert (inv.status, inv.amount_due) == ("paid", 0)
+    assert inv.lines.data[0].description == "Trial period for Gold"
+    shop.advance(JAN_1 + 14 * DAY + 2 * 3600)
+    sub = client.v1.subscriptions.retrieve(sub.id, params={"expand": ["latest_invoice"]})
+    assert sub.status == "active" and sub.billing_cycle_anchor == JAN_1 + 14 * DAY
+    assert sub["items"].data[0].current_period_end == JAN_1 + 14 * DAY + 31 * DAY
+    assert (sub.latest_invoice.amount_paid, sub.latest_invoice.status) == (2500, "paid")
+    kinds = [e.type for e in shop.events(JAN_1 + 1)]
+    assert "customer.subscription.trial_will_end" in kinds
+
+
+def test_billing_cycle_anchor_prorates_first_period(client: stripe.StripeClient) -> None:
+    shop = make_shop(client, start=JAN_1 + 14 * DAY)  # Jan 15
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": shop.price(3100).id}],
+        "billing_cycle_anchor": JAN_1 + 31 * DAY, "expand": ["latest_invoice"]})
+    # Jan 15 → Feb 1 is 17 of January's 31 days: 3100 × 17/31 = 1700.
+    assert sub.latest_invoice.amount_paid == 1700
+    assert sub.latest_invoice.lines.data[0].parent.subscription_item_details.proration
+    assert sub["items"].data[0].current_period_end == JAN_1 + 31 * DAY
+    none = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": shop.price(3100).id}],
+        "billing_cycle_anchor": JAN_1 + 31 * DAY, "proration_behavior": "none",
+        "expand": ["latest_invoice"]})
+    assert none.latest_invoice.amount_due == 0 and none.status == "active"
+
+
+def test_upgrade_prorates_to_the_second(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    cheap, dear = shop.price(3000), shop.price(6200)
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": cheap.id}]})
+    shop.advance(JAN_1 + 10 * DAY)
+    item = sub["items"].data[0]
+    when = JAN_1 + 10 * DAY + 12345
+    preview = client.v1.invoices.create_preview(params={
+        "customer": shop.customer.id, "subscription": sub.id,
+        "subscription_details": {"items": [{"id": item.id, "price": dear.id}],
+                                 "proration_date": when}})
+    # 1,802,055 of January's 2,678,400 seconds remain:
+    # credit 3000 × that = 2018.43 → 2018; charge 6200 × that = 4171.42 → 4171.
+    amounts = sorted(line.amount for line in preview.lines.data)
+    assert amounts == [-2018, 4171, 6200]
+    assert preview.amount_due == 6200 + 4171 - 2018
+    updated = client.v1.subscriptions.update(sub.id, params={
+        "items": [{"id": item.id, "price": dear.id}], "proration_date": when,
+        "proration_behavior": "always_invoice", "expand": ["latest_invoice"]})
+    inv = updated.latest_invoice
+    assert (inv.billing_reason, inv.amount_paid, inv.status) == (
+        "subscription_update", 4171 - 2018, "paid")
+    assert sorted(line.description for line in inv.lines.data) == [
+        "Remaining time on 1 × Gold after Jan 11, 2026",
+        "Unused time on 1 × Gold after Jan 11, 2026"]
+    assert updated["items"].data[0].price.id == dear.id
+
+
+def test_quantity_change_prorations_land_on_renewal(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": shop.price(3100).id}]})
+    shop.advance(JAN_1 + 21 * DAY)
+    client.v1.subscriptions.update(sub.id, params={
+        "items": [{"id": sub["items"].data[0].id, "quantity": 3}]})
+    pending = client.v1.invoice_items.list(params={"customer": shop.customer.id,
+                                                   "pending": True}).data
+    # 10 of 31 days left: -3100 × 10/31 = -1000 and 9300 × 10/31 = 3000.
+    assert sorted(i.amount for i in pending) == [-1000, 3000]
+    assert all(i.proration for i in pending)
+    shop.advance(JAN_1 + 31 * DAY + 2 * 3600)
+    [renewal] = client.v1.invoices.list(params={
+        "subscription": sub.id, "status": "paid", "created": {"gt": JAN_1}}).data
+    assert renewal.billing_reason == "subscription_cycle"
+    assert renewal.amount_paid == 9300 + 3000 - 1000
+    assert renewal.created == JAN_1 + 31 * DAY
+    assert renewal.status_transitions.finalized_at == JAN_1 + 31 * DAY + 3600
+
+
+def test_cancel_at_period_end_and_now(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    price = shop.price(3100)
+    later = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}]})
+    later = client.v1.subscriptions.update(later.id, params={"cancel_at_period_end": True})
+    assert later.cancel_at == JAN_1 + 31 * DAY and later.status == "active"
+    now = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}]})
+    shop.advance(JAN_1 + 10 * DAY)
+    canceled = client.v1.subscriptions.cancel(now.id, params={"prorate": True})
+    assert (canceled.status, canceled.ended_at) == ("canceled", JAN_1 + 10 * DAY)
+    credit = client.v1.invoice_items.list(params={"customer": shop.customer.id}).data[0]
+    assert credit.amount == -2100  # 21 of 31 days unused
+    shop.advance(JAN_1 + 31 * DAY + 1)
+    later = client.v1.subscriptions.retrieve(later.id)
+    assert later.status == "canceled" and later.ended_at == JAN_1 + 31 * DAY
+    deleted = [e for e in shop.events() if e.type == "customer.subscription.deleted"]
+    assert [e.data.object.id for e in deleted] == [now.id, later.id]
+
+
+def test_list_filters_and_search(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    price = shop.price(500)
+    active = client.v1.subscriptions.create(params={"customer": shop.customer.id,
+                                                    "items": [{"price": price.id}]})
+    gone = client.v1.subscriptions.create(params={"customer": shop.customer.id,
+                                                  "items": [{"price": price.id}]})
+    client.v1.subscriptions.cancel(gone.id)
+    ids = lambda **p: [s.id for s in client.v1.subscriptions.list(params=p).data]  # noqa: E731
+    assert ids() == [active.id]
+    assert ids(status="all") == [gone.id, active.id]
+    assert ids(status="canceled") == [gone.id]
+    assert ids(status="ended") == [gone.id]
+    assert ids(price=price.id, status="all") == [gone.id, active.id]
+    found = client.v1.subscriptions.search(params={"query": "status:'canceled'"})
+    assert [s.id for s in found.data] == [gone.id]
+
+
+def test_discounts_forever_and_once(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    price = shop.price(2000)
+    forever = client.v1.coupons.create(params={"percent_off": 25, "duration": "forever"})
+    once = client.v1.coupons.create(params={"amount_off": 500, "currency": "usd",
+                                            "duration": "once"})
+    a = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}],
+        "discounts": [{"coupon": forever.id}], "expand": ["latest_invoice"]})
+    b = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}],
+        "discounts": [{"coupon": once.id}], "expand": ["latest_invoice"]})
+    assert a.latest_invoice.amount_paid == 1500
+    assert a.latest_invoice.total_discount_amounts[0].amount == 500
+    assert b.latest_invoice.amount_paid == 1500
+    shop.advance(JAN_1 + 31 * DAY + 2 * 3600)
+    a2 = client.v1.subscriptions.retrieve(a.id, params={"expand": ["latest_invoice"]})
+    b2 = client.v1.subscriptions.retrieve(b.id, params={"expand": ["latest_invoice"]})
+    assert a2.latest_invoice.amount_paid == 1500
+    assert b2.latest_invoice.amount_paid == 2000
+
+
+def test_add_invoice_items_and_subscription_items(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    setup = client.v1.prices.create(params={"product": shop.product.id, "unit_amount": 4900,
+                                            "currency": "usd"})
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": shop.price(3100).id}],
+        "add_invoice_items": [{"price": setup.id}], "expand": ["latest_invoice"]})
+    assert sub.latest_invoice.amount_paid == 3100 + 4900
+    shop.advance(JAN_1 + 21 * DAY)
+    extra = client.v1.subscription_items.create(params={
+        "subscription": sub.id, "price": shop.price(6200).id, "quantity": 1,
+        "proration_behavior": "always_invoice"})
+    assert extra.current_period_end == JAN_1 + 31 * DAY
+    sub = client.v1.subscriptions.retrieve(sub.id, params={"expand": ["latest_invoice"]})
+    assert sub.latest_invoice.amount_paid == 2000  # 6200 × 10/31
+    listed = client.v1.subscription_items.list(params={"subscription": sub.id}).data
+    assert {i.id for i in listed} == {extra.id, sub["items"].data[0].id}
+    client.v1.subscription_items.delete(extra.id, params={"proration_behavior": "none"})
+    assert len(client.v1.subscriptions.retrieve(sub.id)["items"].data) == 1
