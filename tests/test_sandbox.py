@@ -11,7 +11,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+import stripe
 
+from conftest import RunningEmulator
 from stripebench.harness.sandbox import (
     LocalSandbox,
     Sandbox,
@@ -204,3 +206,60 @@ def _accept_forever(server: socket.socket) -> None:
         except OSError:
             return
         conn.close()
+
+
+UNPRIVILEGED_SCRIPT = """
+import sys
+from stripebench.routing.bwrap import BubblewrapSandbox, Routing
+from stripebench.routing.env import Keys
+with BubblewrapSandbox(sys.argv[1] + "/work", shared=[],
+                       routing=Routing(sys.argv[2], Keys(sys.argv[3]))) as box:
+    print(box.exec("id -u; curl -sS https://api.stripe.com/v1/customers/" + sys.argv[4]
+                   + " -u $STRIPE_SECRET_KEY:").stdout)
+"""
+
+
+def _unprivileged_possible() -> bool:
+    import os
+    import shutil
+    import sys
+    if os.geteuid() != 0 or not shutil.which("setpriv") or not bwrap_available():
+        return False
+    system = subprocess.run(["/usr/bin/python3", "-c", "import sys; print(sys.version_info[:2])"],
+                            capture_output=True, text=True)
+    return system.stdout.strip() == str(tuple(sys.version_info[:2]))
+
+
+@pytest.mark.skipif(not _unprivileged_possible(), reason="needs root to switch to nobody")
+def test_unprivileged_user_gets_the_same_sandbox(emulator: RunningEmulator,
+                                                 account: dict[str, str],
+                                                 client: stripe.StripeClient) -> None:
+    """Without root, bubblewrap uses a user namespace: same walls, routing still works."""
+    import os
+    import shutil
+    import sysconfig
+    import tempfile
+
+    from stripebench.emulator.tls import ensure_certificates
+
+    made = client.v1.customers.create({"email": "unprivileged@example.com"})
+    home = Path(tempfile.mkdtemp(prefix="stripebench-unpriv-"))
+    try:
+        shutil.copytree(ensure_certificates().directory, home / "ca")
+        (home / "try.py").write_text(UNPRIVILEGED_SCRIPT)
+        subprocess.run(["chown", "-R", "65534:65534", str(home)], check=True)
+        src = Path(__import__("stripebench").__file__).parents[1]
+        site = sysconfig.get_paths()["purelib"]  # this venv's packages
+        done = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+             "env", "-i", "PATH=/usr/bin:/bin", f"HOME={home}", f"STRIPEBENCH_HOME={home}",
+             f"PYTHONPATH={src}:{site}", "/usr/bin/python3", str(home / "try.py"), str(home),
+             emulator.base, account["secret_key"], made.id],
+            capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        uid, _, body = done.stdout.partition("\n")
+        assert uid == "0"  # root of its own user namespace only
+        assert '"unprivileged@example.com"' in body
+        assert (home / "work").stat().st_uid == 65534 != os.geteuid()
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

@@ -178,6 +178,10 @@ class BubblewrapSandbox:
     def bwrap_args(self) -> list[str]:
         args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
                 "--hostname", "sandbox"]
+        if os.geteuid() != 0:
+            # Unprivileged: in a user namespace, as its root, so the relay may take port
+            # 443 there; files written to the workdir still belong to the real user.
+            args += ["--unshare-user", "--uid", "0", "--gid", "0"]
         for d in SYSTEM_DIRS:
             p = Path(d)
             if p.is_symlink():
