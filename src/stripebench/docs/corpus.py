@@ -11,7 +11,8 @@ class Section:
 
     `doc_id` is stable across builds (`api/checkout.sessions/create`,
     `api/checkout.sessions/create#custom_fields`, `guide/checkout/custom-fields#dropdown`);
-    `keywords` are extra terms indexed with a boost but not shown; `kind` is "api",
+    `keywords` are extra terms indexed with a boost but not shown (`context`: the same
+    for the enclosing page, weaker); `kind` is "api",
     "object", "guide" or "emulator".
     """
 
@@ -21,3 +22,4 @@ class Section:
     kind: str
     keywords: str = ""
     url: str = ""
+    context: str = ""  # terms of the enclosing page, indexed with a low weight

@@ -54,10 +54,16 @@ def split_markdown(doc_id: str, markdown: str, kind: str) -> Iterator[Section]:
         else:
             chunks[-1][1].append(line)
     seen: set[str] = set()
+    headings = [h for h, _ in chunks[1:]]
+    # Keywords given in a page's intro describe the whole page: every section gets them.
+    page_keywords = " ".join(k.strip() for k in _KEYWORDS.findall("\n".join(chunks[0][1])))
     for heading, body in chunks:
         text = "\n".join(body).strip()
-        if not heading and not text:
-            continue
+        if not heading and headings:
+            # Every page has its own section, so `show(page id)` always works.
+            toc = "Sections: " + "; ".join(headings)
+            text = f"{text}\n\n{toc}" if _KEYWORDS.sub("", text).strip() else \
+                f"{toc}\n{text}"
         keywords = " ".join(k.strip() for k in _KEYWORDS.findall(text))
         text = _KEYWORDS.sub("", text).strip()
         anchor = slug(heading)
@@ -66,7 +72,9 @@ def split_markdown(doc_id: str, markdown: str, kind: str) -> Iterator[Section]:
         seen.add(anchor)
         sid = f"{doc_id}#{anchor}" if heading else doc_id
         title = f"{page_title} — {heading}" if heading else page_title
-        yield Section(sid, title, text, kind, keywords)
+        if not heading:
+            keywords = ""  # the page's keywords go to `context`, like its sections'
+        yield Section(sid, title, text, kind, keywords, context=page_keywords)
 
 
 def guide_sections(paths: Iterable[Path] | None = None) -> Iterator[Section]:

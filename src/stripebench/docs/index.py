@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+import re
 import sqlite3
 import tempfile
 import threading
@@ -20,14 +21,27 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import guides
+from . import guide_pages as guides
 from .corpus import Section
 from .tokens import index_text, query_terms
 
-INDEX_FORMAT = "1"
-WEIGHTS = (8.0, 4.0, 1.0)  # bm25 column weights: title, keywords, body
+INDEX_FORMAT = "2"
+WEIGHTS = (8.0, 4.0, 1.0, 1.0)  # bm25 column weights: title, keywords, body, context
+PER_PAGE = 3  # at most this many sections of one page in a result list
 KIND_PRIOR = {"guide": 1.25, "emulator": 1.1, "api": 1.0, "object": 0.9}
 FTS_TOKENIZER = "porter unicode61 tokenchars '_'"
+
+
+_ENDPOINT = re.compile(r"\b(GET|POST|DELETE)?\s*(/v[12]/[\w/{}:.\-]+)", re.I)
+
+
+def _path_pattern(path: str) -> str:
+    """`/v1/invoices/in_123/pay` or `/v1/invoices/:id/pay` -> `/v1/invoices/{%}/pay`."""
+    out = []
+    for i, seg in enumerate(path.rstrip("/").split("/")):
+        looks_like_id = i > 2 and "_" in seg and any(c.isdigit() for c in seg)
+        out.append("{%}" if seg.startswith((":", "{")) or looks_like_id else seg)
+    return "/".join(out)
 
 
 @dataclass(frozen=True)
@@ -97,7 +111,7 @@ def write_index(path: Path, sections: Iterable[Section]) -> int:
         with con:
             con.execute("CREATE TABLE sections (rowid INTEGER PRIMARY KEY, doc_id TEXT UNIQUE,"
                         " title TEXT, text TEXT, kind TEXT, url TEXT)")
-            con.execute("CREATE VIRTUAL TABLE fts USING fts5(title, keywords, body,"
+            con.execute("CREATE VIRTUAL TABLE fts USING fts5(title, keywords, body, context,"
                         f" content='', tokenize=\"{FTS_TOKENIZER}\")")
             seen: set[str] = set()
             for s in sections:
@@ -107,9 +121,10 @@ def write_index(path: Path, sections: Iterable[Section]) -> int:
                 count += 1
                 con.execute("INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?)",
                             (count, s.doc_id, s.title, s.text, s.kind, s.url))
-                con.execute("INSERT INTO fts (rowid, title, keywords, body) VALUES (?, ?, ?, ?)",
+                con.execute("INSERT INTO fts (rowid, title, keywords, body, context)"
+                            " VALUES (?, ?, ?, ?, ?)",
                             (count, index_text(s.title), index_text(s.keywords),
-                             index_text(s.text)))
+                             index_text(s.text), index_text(s.context)))
             con.execute("INSERT INTO fts (fts) VALUES ('optimize')")
         con.close()
         os.replace(tmp, path)
@@ -156,13 +171,38 @@ class DocsIndex:
         match = " OR ".join(f'"{t}"' for t in terms)
         with self._lock:
             rows = self._con.execute(
-                "SELECT s.doc_id, s.title, s.text, s.kind, s.url, bm25(fts, ?, ?, ?) AS rank"
+                "SELECT s.doc_id, s.title, s.text, s.kind, s.url, bm25(fts, ?, ?, ?, ?) AS rank"
                 " FROM fts JOIN sections s ON s.rowid = fts.rowid WHERE fts MATCH ?"
                 " ORDER BY rank LIMIT ?", (*WEIGHTS, match, limit * 4 + 20)).fetchall()
         hits = [Hit(doc_id, title, text, round(-rank * KIND_PRIOR.get(kind, 1.0), 4), url, kind)
                 for doc_id, title, text, kind, url, rank in rows]
         hits.sort(key=lambda h: (-h.score, h.doc_id))
-        return hits[:limit]
+        exact = self._endpoint_hits(query, hits[0].score if hits else 0.0)
+        exact_ids = {h.doc_id for h in exact}
+        ranked = exact + [h for h in hits if h.doc_id not in exact_ids]
+        per_page: dict[str, int] = {}
+        diverse = []
+        for h in ranked:  # leave room for other pages
+            page = h.doc_id.split("#")[0]
+            per_page[page] = per_page.get(page, 0) + 1
+            if per_page[page] <= PER_PAGE:
+                diverse.append(h)
+        return diverse[:limit]
+
+    def _endpoint_hits(self, query: str, best: float) -> list[Hit]:
+        """Method pages whose verb and path the query names (`POST /v1/checkout/sessions`)."""
+        found = _ENDPOINT.search(query)
+        if not found:
+            return []
+        verb = (found.group(1) or "%").upper()
+        pattern = f"%({verb} {_path_pattern(found.group(2))})"
+        with self._lock:
+            rows = self._con.execute(
+                "SELECT doc_id, title, text, kind, url FROM sections WHERE kind = 'api'"
+                " AND title LIKE ? ORDER BY length(doc_id), rowid LIMIT 5", (pattern,)).fetchall()
+        rows = [r for r in rows if "#" not in r[0]]
+        return [Hit(d, t, x, round(best + 1.0 - i * 0.01, 4), u, k)
+                for i, (d, t, x, k, u) in enumerate(rows)]
 
     def show(self, doc_id: str) -> Hit | None:
         """The section with this id; a page id (no `#`) also gets its sub-sections."""
