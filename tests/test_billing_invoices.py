@@ -1,0 +1,155 @@
+"""Invoices, invoice items, invoice payments (partial payments), previews and metered
+usage with the official python SDK; amounts checked against hand-computed figures."""
+
+from __future__ import annotations
+
+import pytest
+import stripe
+
+from billing_helpers import DAY, JAN_1, make_shop
+
+
+def test_send_invoice_lifecycle(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    one_time = client.v1.prices.create(params={"product": shop.product.id,
+                                               "unit_amount": 1250, "currency": "usd"})
+    inv = client.v1.invoices.create(params={
+        "customer": shop.customer.id, "collection_method": "send_invoice",
+        "days_until_due": 30})
+    assert (inv.status, inv.created, inv.auto_advance) == ("draft", JAN_1, False)
+    client.v1.invoice_items.create(params={"customer": shop.customer.id, "invoice": inv.id,
+                                           "pricing": {"price": one_time.id}, "quantity": 3})
+    client.v1.invoice_items.create(params={"customer": shop.customer.id, "invoice": inv.id,
+                                           "amount": 500, "currency": "usd",
+                                           "description": "Setup"})
+    client.v1.invoice_items.create(params={
+        "customer": shop.customer.id, "invoice": inv.id, "quantity": 2,
+        "price_data": {"currency": "usd", "product": shop.product.id, "unit_amount": 199}})
+    inv = client.v1.invoices.retrieve(inv.id)
+    assert (inv.subtotal, inv.total, inv.amount_due) == (4648, 4648, 4648)
+    page = client.v1.invoices.line_items.list(inv.id, params={"limit": 2})
+    assert len(page.data) == 2 and page.has_more
+    inv = client.v1.invoices.finalize_invoice(inv.id)
+    assert inv.status == "open" and inv.number.endswith("-0001")
+    assert inv.due_date == JAN_1 + 30 * DAY
+    paid = client.v1.invoices.pay(inv.id, params={"paid_out_of_band": True})
+    assert (paid.status, paid.amount_remaining) == ("paid", 0)
+    with pytest.raises(stripe.InvalidRequestError, match="already paid"):
+        client.v1.invoices.pay(inv.id)
+
+    second = client.v1.invoices.create(params={
+        "customer": shop.customer.id, "collection_method": "send_invoice",
+        "days_until_due": 7})
+    client.v1.invoice_items.create(params={"customer": shop.customer.id,
+                                           "invoice": second.id, "amount": 700,
+                                           "currency": "usd"})
+    client.v1.invoices.finalize_invoice(second.id)
+    assert client.v1.invoices.mark_uncollectible(second.id).status == "uncollectible"
+    voided = client.v1.invoices.void_invoice(second.id)
+    assert voided.status == "void" and voided.status_transitions.voided_at == JAN_1
+    kinds = [e.type for e in shop.events() if e.type.startswith("invoice.")]
+    assert kinds.count("invoice.finalized") == 2
+    assert {"invoice.voided", "invoice.marked_uncollectible", "invoice.paid"} <= set(kinds)
+
+
+def test_charge_automatically_with_pending_items(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    client.v1.invoice_items.create(params={"customer": shop.customer.id, "amount": 2500,
+                                           "currency": "usd"})
+    inv = client.v1.invoices.create(params={"customer": shop.customer.id,
+                                            "pending_invoice_items_behavior": "include"})
+    assert inv.amount_due == 2500
+    paid = client.v1.invoices.pay(inv.id)  # finalizes, then charges the default card
+    assert (paid.status, paid.amount_paid, paid.attempt_count) == ("paid", 2500, 1)
+    empty = client.v1.invoices.create(params={"customer": shop.customer.id})
+    assert empty.amount_due == 0 and empty.lines.data == []
+
+
+def test_partial_payments_with_attach_payment(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    inv = client.v1.invoices.create(params={"customer": shop.customer.id,
+                                            "collection_method": "send_invoice",
+                                            "days_until_due": 10})
+    client.v1.invoice_items.create(params={"customer": shop.customer.id, "invoice": inv.id,
+                                           "amount": 5000, "currency": "usd"})
+    client.v1.invoices.finalize_invoice(inv.id)
+    first = client.v1.payment_intents.create(params={
+        "amount": 2000, "currency": "usd", "customer": shop.customer.id,
+        "payment_method": shop.card.id, "confirm": True, "off_session": True,
+        "automatic_payment_methods": {"enabled": True, "allow_redirects": "never"}})
+    inv = client.v1.invoices.attach_payment(inv.id, params={"payment_intent": first.id})
+    assert (inv.status, inv.amount_paid, inv.amount_remaining) == ("open", 2000, 3000)
+    pending = client.v1.payment_intents.create(params={
+        "amount": 3000, "currency": "usd", "customer": shop.customer.id,
+        "automatic_payment_methods": {"enabled": True, "allow_redirects": "never"}})
+    client.v1.invoices.attach_payment(inv.id, params={"payment_intent": pending.id})
+    assert client.v1.invoices.retrieve(inv.id).status == "open"
+    client.v1.payment_intents.confirm(pending.id, params={"payment_method": "pm_card_visa"})
+    inv = client.v1.invoices.retrieve(inv.id, params={"expand": ["payments"]})
+    assert (inv.status, inv.amount_paid, inv.amount_remaining) == ("paid", 5000, 0)
+    paid = client.v1.invoice_payments.list(params={"invoice": inv.id, "status": "paid"}).data
+    assert sorted(p.amount_paid for p in paid) == [2000, 3000]
+    by_intent = client.v1.invoice_payments.list(params={
+        "payment": {"type": "payment_intent", "payment_intent": first.id},
+        "expand": ["data.payment.payment_intent"]}).data
+    assert [p.payment.payment_intent.amount for p in by_intent] == [2000]
+    assert len(inv.payments.data) == 3  # the invoice's own (canceled) intent + two attached
+
+
+def test_preview_of_a_new_subscription(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    price = shop.price(1999)
+    preview = client.v1.invoices.create_preview(params={
+        "customer": shop.customer.id,
+        "subscription_details": {"items": [{"price": price.id, "quantity": 3}]}})
+    assert preview.amount_due == 5997 and preview.id.startswith("upcoming_in_")
+    with pytest.raises(stripe.InvalidRequestError):
+        client.v1.invoices.retrieve(preview.id)
+
+
+def test_metered_usage_is_billed_in_arrears(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    meter = client.v1.billing.meters.create(params={
+        "display_name": "API calls", "event_name": "api_call",
+        "default_aggregation": {"formula": "sum"}})
+    price = shop.price(5, recurring={"meter": meter.id, "usage_type": "metered"},
+                       transform_quantity={"divide_by": 10, "round": "up"})
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}],
+        "expand": ["latest_invoice"]})
+    assert sub.latest_invoice.amount_due == 0 and sub["items"].data[0].quantity is None
+    for value, at in ((100, JAN_1 + DAY), (23, JAN_1 + 5 * DAY), (999, JAN_1 + 40 * DAY)):
+        client.v1.billing.meter_events.create(params={
+            "event_name": "api_call", "timestamp": at,
+            "payload": {"stripe_customer_id": shop.customer.id, "value": str(value)}})
+    shop.advance(JAN_1 + 31 * DAY + 2 * 3600)
+    sub = client.v1.subscriptions.retrieve(sub.id, params={"expand": ["latest_invoice"]})
+    [line] = sub.latest_invoice.lines.data
+    # January's usage 100 + 23 = 123 calls → 13 blocks of ten (rounded up) × 5¢ = 65.
+    assert (line.quantity, line.amount) == (123, 65)
+    assert (line.period.start, line.period.end) == (JAN_1, JAN_1 + 31 * DAY)
+    summaries = client.v1.billing.meters.event_summaries.list(meter.id, params={
+        "customer": shop.customer.id, "start_time": JAN_1, "end_time": JAN_1 + 31 * DAY})
+    assert summaries.data[0].aggregated_value == 123
+
+
+def test_count_and_last_meters(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    for name, formula in (("logins", "count"), ("seats", "last")):
+        client.v1.billing.meters.create(params={
+            "display_name": name, "event_name": name,
+            "default_aggregation": {"formula": formula}})
+    for n, value in enumerate((4, 9, 6)):
+        for name in ("logins", "seats"):
+            client.v1.billing.meter_events.create(params={
+                "event_name": name, "timestamp": JAN_1 + n * 60,
+                "payload": {"stripe_customer_id": shop.customer.id, "value": str(value)}})
+    meters = {m.event_name: m for m in client.v1.billing.meters.list().data}
+    window = {"customer": shop.customer.id, "start_time": JAN_1, "end_time": JAN_1 + DAY}
+    assert client.v1.billing.meters.event_summaries.list(
+        meters["logins"].id, params=window).data[0].aggregated_value == 3
+    assert client.v1.billing.meters.event_summaries.list(
+        meters["seats"].id, params=window).data[0].aggregated_value == 6
+    with pytest.raises(stripe.InvalidRequestError, match="No active meter"):
+        client.v1.billing.meter_events.create(params={
+            "event_name": "nope", "payload": {"stripe_customer_id": shop.customer.id}})
