@@ -48,6 +48,10 @@ class Task:
     grader_timeout: float = 300.0
     grader_command: str = "python tests/grade.py"
     services_timeout: float = 60.0
+    # [setup] command: runs after the fixtures, before the services, outside the sandbox
+    # with the control plane (e.g. checkout-gym's hidden sessions).
+    setup_command: str | None = None
+    setup_timeout: float = 120.0
     services: tuple[Service, ...] = ()
     api_version: str | None = None
     fixtures: tuple[dict[str, Any], ...] = ()
@@ -149,6 +153,8 @@ def load_task(path: Path) -> Task:
         grader_timeout=_number(verifier, "timeout_sec", 300, "verifier"),
         grader_command=str(verifier.get("command", _default_grader(path))),
         services_timeout=_number(environment, "services_timeout_sec", 60, "environment"),
+        setup_command=_table(data, "setup").get("command"),
+        setup_timeout=_number(_table(data, "setup"), "timeout_sec", 120, "setup"),
         services=tuple(services), api_version=stripe.get("api_version"),
         fixtures=load_fixtures(path, stripe), subproblems=tuple(subproblems),
         tags=tuple(map(str, meta.get("tags", []))), raw=data,

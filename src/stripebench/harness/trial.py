@@ -198,6 +198,8 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         write_json_atomic(trial_dir / "stripe_seed.json", emulator.snapshot(account.id))
         ports = service_ports(task, config.sandbox)
         env = {**_agent_env(account, emulator), **service_env(task, ports)}
+        if task.setup_command:
+            run_setup(task, workdir, env, emulator, trial_dir)
         record["ports"] = ports
         sandbox = _new_sandbox(config.sandbox, workdir, env)
         try:
@@ -274,6 +276,28 @@ class _Stop(Exception):
     pass
 
 
+def run_setup(task: Task, workdir: Path, env: dict[str, str], emulator: Emulator,
+              trial_dir: Path) -> None:
+    """The task's hidden set-up step: outside the sandbox, with the control plane."""
+    import subprocess
+
+    setup_env = {**os.environ, **env, "STRIPEBENCH_WORKDIR": str(workdir),
+                 "STRIPEBENCH_CONTROL_TOKEN": emulator.control_token or "",
+                 # what the setup leaves here reaches the grader (never the agent)
+                 "STRIPEBENCH_SETUP_OUTPUT": str(trial_dir / "setup.json"),
+                 "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin')}"}
+    try:
+        done = subprocess.run(task.setup_command or "", shell=True, cwd=task.path,
+                              env=setup_env, capture_output=True, text=True,
+                              timeout=task.setup_timeout)
+    except subprocess.TimeoutExpired:
+        raise _Stop(f"the task's setup timed out after {task.setup_timeout:g}s") from None
+    (trial_dir / "setup.log").write_text(f"$ {task.setup_command}\nexit code "
+                                         f"{done.returncode}\n{done.stdout}\n{done.stderr}")
+    if done.returncode != 0:
+        raise _Stop(f"the task's setup failed: {done.stderr[-1500:]}")
+
+
 def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
           ports: dict[str, int], config: TrialConfig, record: dict[str, Any]) -> None:
     """Run the hidden grader in a fresh sandbox over the agent's workdir."""
@@ -292,7 +316,12 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
         for name in ("fixtures.json", "stripe_seed.json", "stripe_final.json"):
             shutil.copy(trial_dir / name, grader_dir / name)
         inside = sandbox.workdir / GRADER_DIR
+        setup_output = {}
+        if (trial_dir / "setup.json").is_file():
+            shutil.copy(trial_dir / "setup.json", grader_dir / "setup.json")
+            setup_output = {"STRIPEBENCH_SETUP_OUTPUT": str(inside / "setup.json")}
         grader_env = {
+            **setup_output,
             "STRIPEBENCH_WORKDIR": str(sandbox.workdir),
             "STRIPEBENCH_REWARD_PATH": str(inside / "reward.json"),
             "STRIPEBENCH_FIXTURES": str(inside / "fixtures.json"),
