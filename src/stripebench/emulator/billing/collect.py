@@ -56,6 +56,10 @@ def finalize(ctx: Ctx, inv: dict[str, Any]) -> dict[str, Any]:
         # Sent only when expanded (`expand[]=confirmation_secret`), as Stripe does.
         inv["_confirmation_secret"] = {"client_secret": pi["client_secret"],
                                        "type": "payment_intent"}
+    if inv["amount_due"] == 0:
+        # Nothing to collect: the invoice is paid as it is finalized.
+        inv["status"] = "paid"
+        inv["status_transitions"]["paid_at"] = now
     ctx.put(inv)
     ctx.emit("invoice.finalized", inv)
     if inv["amount_due"] == 0:
