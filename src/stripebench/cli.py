@@ -11,6 +11,10 @@ app = typer.Typer(no_args_is_help=True, add_completion=False,
 emulator_app = typer.Typer(no_args_is_help=True, help="The local Stripe emulator.")
 app.add_typer(emulator_app, name="emulator")
 
+from .docs.cli import docs_app  # noqa: E402  (sub-apps are registered next to each other)
+
+app.add_typer(docs_app, name="docs")
+
 
 @emulator_app.command("serve")
 def emulator_serve(

@@ -191,5 +191,5 @@ def api_sections(model: SdkModel) -> Iterator[Section]:
         yield resource_overview(resource, methods)
         for o in sorted({m.returns for _, m in methods if m.returns}):
             returns_to_resources.setdefault(o, []).append(resource)
-    for name, o in sorted(model.objects.items()):
-        yield from object_sections(o, returns_to_resources.get(name, []))
+    for name, obj in sorted(model.objects.items()):
+        yield from object_sections(obj, returns_to_resources.get(name, []))

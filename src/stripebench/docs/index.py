@@ -10,6 +10,7 @@ rename it into place, so concurrent trials never read a half-written index.
 from __future__ import annotations
 
 import difflib
+import fcntl
 import hashlib
 import os
 import re
@@ -139,9 +140,15 @@ def build(path: Path | None = None, force: bool = False) -> BuildInfo:
     target = path or index_path()
     if target.exists() and not force:
         return BuildInfo(target, _count(target), 0.0, reused=True)
-    started = time.perf_counter()
-    count = write_index(target, all_sections())
-    return BuildInfo(target, count, time.perf_counter() - started, reused=False)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Trials often start together: one process builds, the others wait and reuse it.
+    with open(target.with_name(target.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if target.exists() and not force:
+            return BuildInfo(target, _count(target), 0.0, reused=True)
+        started = time.perf_counter()
+        count = write_index(target, all_sections())
+        return BuildInfo(target, count, time.perf_counter() - started, reused=False)
 
 
 def _count(path: Path) -> int:

@@ -1,0 +1,222 @@
+"""Offline documentation search: the real SDK-derived corpus, a real SQLite FTS5 index."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from stripebench.docs import guide_pages, tokens
+from stripebench.docs import index as docs_index
+from stripebench.docs.index import DocsIndex, build, fingerprint
+from stripebench.docs.log import QueryLog, logged_search, read_log, unhelpful_queries
+
+ROOT = Path(__file__).resolve().parents[1]
+QUERIES = json.loads((ROOT / "benchmarks" / "docs_queries.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One cache directory shared by xdist workers (the build lock makes them share it)."""
+    shared = tmp_path_factory.getbasetemp().parent / "docs-cache"
+    shared.mkdir(exist_ok=True)
+    old = os.environ.get("STRIPEBENCH_CACHE_DIR")
+    os.environ["STRIPEBENCH_CACHE_DIR"] = str(shared)
+    docs_index._default.clear()
+    yield shared
+    docs_index._default.clear()
+    if old is None:
+        os.environ.pop("STRIPEBENCH_CACHE_DIR", None)
+    else:
+        os.environ["STRIPEBENCH_CACHE_DIR"] = old
+
+
+@pytest.fixture(scope="module")
+def index(cache_dir: Path) -> DocsIndex:
+    return docs_index.get_index()
+
+
+def _rank(ix: DocsIndex, query: str, expected: list[str]) -> int:
+    for i, hit in enumerate(ix.search(query, 5), 1):
+        if any(hit.doc_id == e or hit.doc_id.startswith(e + "#") for e in expected):
+            return i
+    return 0
+
+
+def test_index_is_built_in_the_cache_with_sdk_version_and_hash(index: DocsIndex,
+                                                              cache_dir: Path) -> None:
+    import stripe
+
+    assert index.path.parent == cache_dir
+    assert index.path.name == f"docs-{stripe.VERSION}-{fingerprint()}.sqlite"
+    ids = index.ids()
+    assert len(ids) > 2000
+    assert len(ids) == len(set(ids))
+
+
+def test_api_reference_has_checkout_create_with_nested_params(index: DocsIndex) -> None:
+    page = index.show("api/checkout.sessions/create")
+    assert page is not None
+    assert page.text.startswith("POST /v1/checkout/sessions")
+    assert "client.v1.checkout.sessions.create" in page.text
+    assert "stripe.checkout.sessions.create" in page.text
+    # enum values of the pinned API version, with the SDK's own description
+    ui_mode = next(line for line in page.text.splitlines() if line.startswith("- `ui_mode`"))
+    for value in ("hosted_page", "embedded_page", "elements"):
+        assert f"`{value}`" in ui_mode
+    assert "Sections:" in page.text and "api/checkout.sessions/create#custom_fields" in page.text
+
+    fields = index.show("api/checkout.sessions/create#custom_fields")
+    assert fields is not None
+    text = fields.text
+    assert "Up to 3 fields are supported" in text  # docstring read from the installed SDK
+    assert "- `custom_fields.type` (enum, required)" in text
+    assert "One of: `dropdown`, `numeric`, `text`" in text
+    assert "`custom_fields.dropdown.options.value` (string, required)" in text
+    assert "`custom_fields.optional` (boolean, optional)" in text
+
+
+def test_object_pages_and_resource_overview(index: DocsIndex) -> None:
+    obj = index.show("api/payment_intent/object")
+    assert obj is not None and "`latest_charge` (expandable id of Charge" in obj.text
+    overview = index.show("api/invoices")
+    assert overview is not None
+    assert "POST /v1/invoices/{invoice}/attach_payment" in overview.text
+    assert "api/invoices/attach_payment" in overview.text
+
+
+def test_benchmark_queries_reach_recall_target(index: DocsIndex) -> None:
+    ranks = [_rank(index, c["q"], c["expect"]) for c in QUERIES]
+    recall5 = sum(r > 0 for r in ranks) / len(ranks)
+    assert len(QUERIES) >= 60
+    assert recall5 >= 0.9, [c["q"] for c, r in zip(QUERIES, ranks, strict=True) if not r]
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("payment intent charges removed", "guide/upgrade/2022-11-15"),
+    ("embedded checkout return_url", "guide/checkout/embedded"),
+    ("invoice partial payment attach", "guide/billing/invoice-payments"),
+    ("custom field dropdown", "guide/checkout/custom-fields#dropdown"),
+    ("trial subscription checkout", "guide/checkout/subscriptions"),
+    ("promotion code coupon clover", "guide/upgrade/2025-09-30-clover"),
+    ("ui_mode embedded_page", "guide/upgrade/2026-10-28-endive"),
+    ("test card 3d secure", "guide/testing/cards#3d-secure-authentication"),
+    ("4000000000009995", "guide/testing/cards#declines"),
+    ("POST /v1/checkout/sessions", "api/checkout.sessions/create"),
+])
+def test_known_queries_find_the_right_doc(index: DocsIndex, query: str, expected: str) -> None:
+    assert _rank(index, query, [expected]) > 0, [h.doc_id for h in index.search(query, 5)]
+
+
+def test_endpoint_paths_with_real_ids_resolve_to_the_method(index: DocsIndex) -> None:
+    first = index.search("POST /v1/invoices/in_123abc/attach_payment", 3)[0]
+    assert first.doc_id == "api/invoices/attach_payment"
+    assert index.search("GET /v1/invoice_payments", 1)[0].doc_id == "api/invoice_payments/list"
+
+
+def test_show_guide_page_joins_its_sections_and_unknown_ids_get_suggestions(
+        index: DocsIndex) -> None:
+    page = index.show("guide/checkout/custom-fields")
+    assert page is not None and page.kind == "guide"
+    assert "[guide/checkout/custom-fields#dropdown]" in page.text
+    assert "default_value" in page.text
+    section = index.show("guide/checkout/custom-fields#dropdown")
+    assert section is not None and "[guide/" not in section.text
+    assert index.show("guide/checkout/custom-feilds") is None
+    assert "guide/checkout/custom-fields" in index.similar_ids("guide/checkout/custom-feilds")
+
+
+def test_mcp_tool_text_has_titles_ids_and_passages(index: DocsIndex) -> None:
+    from stripebench.docs import search_stripe_documentation, show_stripe_documentation
+
+    out = search_stripe_documentation("webhook signature verification raw body", limit=3)
+    assert out.startswith("3 result(s)")
+    assert "doc id: guide/webhooks#verifying-the-signature" in out
+    assert "construct_event" in out
+    assert "No documentation matched" in search_stripe_documentation("the of and", 5)
+    assert "No document with id" in show_stripe_documentation("api/nothing/here")
+    assert show_stripe_documentation("guide/api/idempotency").startswith("Idempotent requests")
+
+
+def test_tokens_split_api_compounds_and_join_card_numbers() -> None:
+    t = tokens.terms("subscription_data.trial_period_days initEmbeddedCheckout 4000 0000 0000 9995")
+    for term in ("subscription_data", "trial_period_days", "trial", "period", "days",
+                 "initembeddedcheckout", "embedded", "4000000000009995"):
+        assert term in t
+    assert "3d" in tokens.query_terms("3ds card")
+
+
+def test_cache_is_reused_and_rebuilt_when_a_guide_changes(
+        index: DocsIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    again = build(index.path)
+    assert again.reused and again.path == index.path and again.seconds == 0.0
+    assert docs_index.get_index() is index
+
+    before = fingerprint()
+    copy = tmp_path / "guides"
+    shutil.copytree(guide_pages.GUIDES_DIR, copy)
+    monkeypatch.setattr(guide_pages, "GUIDES_DIR", copy)
+    assert fingerprint() == before  # same content, same index
+    (copy / "api.idempotency.md").write_text("# Idempotent requests\n\nChanged.\n")
+    assert fingerprint() != before
+
+
+def test_write_index_from_guides_only_is_searchable(tmp_path: Path) -> None:
+    target = tmp_path / "mini.sqlite"
+    count = docs_index.write_index(target, guide_pages.guide_sections())
+    mini = DocsIndex(target)
+    try:
+        assert count == len(mini.ids())
+        assert mini.search("idempotency key retry", 1)[0].doc_id.startswith("guide/api/idempotency")
+    finally:
+        mini.close()
+
+
+def test_query_log_records_results_and_lists_unhelpful_queries(
+        index: DocsIndex, tmp_path: Path) -> None:
+    log = QueryLog(tmp_path / "trial" / "docs_queries.jsonl")
+    tool = logged_search(log, trial="t1")
+    assert "doc id:" in tool("custom field dropdown", 3)
+    tool("zzqxv flibbertigibbet", 5)
+    tool("zzqxv flibbertigibbet", 5)
+    records = read_log(log.path)
+    assert len(records) == 3
+    assert records[0]["trial"] == "t1" and records[0]["results"][0]["doc_id"]
+    assert records[0]["coverage"] == 1.0 and records[0]["top_score"] > 0
+    bad = unhelpful_queries(records)
+    assert [(u.query, u.reason, u.count) for u in bad] == [
+        ("zzqxv flibbertigibbet", "no results", 2)]
+    weak = unhelpful_queries([{"query": "refund a dispute on mars", "coverage": 0.25,
+                               "top_score": 3.0, "results": [{"doc_id": "x"}]}])
+    assert weak[0].reason == "weak match" and weak[0].top_doc_id == "x"
+
+
+def test_cli_search_show_build(index: DocsIndex, cache_dir: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "STRIPEBENCH_CACHE_DIR": str(cache_dir)}
+    exe = [sys.executable, "-m", "stripebench.cli"]
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*exe, "docs", *args], env=env, capture_output=True, text=True,
+                              timeout=120)
+
+    out = run("search", "custom field dropdown", "--limit", "2", "--json")
+    assert out.returncode == 0, out.stderr
+    hits = json.loads(out.stdout)
+    assert len(hits) == 2 and hits[0]["doc_id"] == "guide/checkout/custom-fields#dropdown"
+    shown = run("show", "api/invoices/attach_payment")
+    assert shown.returncode == 0 and "POST /v1/invoices/{invoice}/attach_payment" in shown.stdout
+    missing = run("show", "api/nope")
+    assert missing.returncode == 1 and "No document" in missing.stderr
+    built = run("build")
+    assert built.returncode == 0 and "reused" in built.stdout and str(index.path) in built.stdout
+    log = tmp_path / "q.jsonl"
+    log.write_text(json.dumps({"query": "zzqxv", "results": [], "coverage": 0,
+                               "top_score": 0}) + "\n")
+    unhelpful = run("unhelpful", str(log))
+    assert unhelpful.returncode == 0 and "'zzqxv'" in unhelpful.stdout
