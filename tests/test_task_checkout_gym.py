@@ -19,8 +19,10 @@ from stripebench.harness.task import load_task
 
 TASK = Path(__file__).resolve().parent.parent / "tasks" / "checkout-gym"
 sys.path.insert(0, str(TASK / "tests"))
+sys.path.insert(0, str(TASK / "solution"))
 import canonical  # noqa: E402
 import generate  # noqa: E402
+import make_partial  # noqa: E402
 
 
 def run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -40,9 +42,17 @@ def trial(emulator: Any, account: dict[str, str], tmp_path: Path) -> dict[str, A
     env = {"STRIPE_API_BASE": emulator.base, "STRIPE_SECRET_KEY": account["secret_key"],
            "STRIPE_PUBLISHABLE_KEY": account["publishable_key"],
            "STRIPEBENCH_WORKDIR": str(workdir), "PYTHON": sys.executable,
-           "STRIPEBENCH_REWARD_PATH": str(tmp_path / "reward.json")}
+           "STRIPEBENCH_REWARD_PATH": str(tmp_path / "reward.json"),
+           "STRIPEBENCH_SETUP_OUTPUT": str(tmp_path / "setup.json")}
     return {"env": env, "workdir": workdir, "reward": tmp_path / "reward.json",
-            "account": account, "emulator": emulator}
+            "account": account, "emulator": emulator, "setup": tmp_path / "setup.json"}
+
+
+def prepare(trial: dict[str, Any], **env: str) -> dict[str, Any]:
+    """The task's [setup] step, as the harness runs it: from the task directory."""
+    run([sys.executable, str(TASK / "tests" / "prepare.py")], {**trial["env"], **env}, TASK)
+    key: dict[str, Any] = json.loads(trial["setup"].read_text())
+    return key
 
 
 def grade(trial: dict[str, Any]) -> dict[str, Any]:
@@ -181,6 +191,7 @@ def test_partial_and_padded_answers_score_below_one() -> None:
 # ------------------------------------------------------------------ grader end to end
 
 def test_oracle_scores_one(trial: dict[str, Any]) -> None:
+    prepare(trial)
     run(["bash", str(TASK / "solution" / "solve.sh")], trial["env"], trial["workdir"])
     reward = grade(trial)
     assert reward["total"] == 1.0
@@ -189,6 +200,7 @@ def test_oracle_scores_one(trial: dict[str, Any]) -> None:
 
 
 def test_noop_scores_zero(trial: dict[str, Any]) -> None:
+    prepare(trial)
     reward = grade(trial)
     assert reward["total"] == 0.0
     (trial["workdir"] / "submission.json").write_text("not json")
@@ -196,8 +208,8 @@ def test_noop_scores_zero(trial: dict[str, Any]) -> None:
 
 
 def test_scripted_partial_replay_scores_half(trial: dict[str, Any]) -> None:
+    prepare(trial)
     replay = json.loads((TASK / "solution" / "scripted_partial.json").read_text())
-    import make_partial  # noqa: PLC0415 - lives in the task's solution/
     assert replay == make_partial.replay(), "scripted_partial.json is stale: run make_partial"
     for call in replay:
         assert call["name"] == "bash"
@@ -207,16 +219,15 @@ def test_scripted_partial_replay_scores_half(trial: dict[str, Any]) -> None:
     assert sorted(reward["subscores"].values()) == [0.0] * 10 + [1.0] * 10
 
 
-sys.path.insert(0, str(TASK / "solution"))
-
 
 # ------------------------------------------------------------------ set-up and the app
 
 def test_setup_hides_the_sessions_and_the_app_serves_them(trial: dict[str, Any]) -> None:
-    env = dict(trial["env"], STRIPEBENCH_GYM_COUNT="4")
-    run([sys.executable, str(TASK / "tests" / "prepare.py")], env, TASK)
+    key = prepare(trial, STRIPEBENCH_GYM_COUNT="4", STRIPEBENCH_GYM_SEED="99")
     data = json.loads((trial["workdir"] / "challenges.json").read_text())
     assert len(data["challenges"]) == 4
+    assert key["seed"] == 99 and sorted(key["answers"]) == ["1", "2", "3", "4"]
+    assert "answers" not in data and "seed" not in data  # the agent sees client secrets only
     assert data["publishable_key"] != trial["account"]["publishable_key"]
     base = trial["emulator"].base
     agent = stripe.StripeClient(trial["account"]["secret_key"],
@@ -273,3 +284,21 @@ def test_app_serves_every_challenge_page(tmp_path: Path) -> None:
     finally:
         app.terminate()
         app.wait(timeout=10)
+
+
+def test_generator_catalog_matches_the_fixtures() -> None:
+    """The oracle carries its own copy of the catalog: it must be the one fixtures seed."""
+    calls = load_task(TASK).fixtures
+    refs = {c["ref"]: c["params"] for c in calls}
+    prices = {}
+    for call in calls:
+        params = call["params"]
+        if call["path"] == "/v1/prices":
+            product = params["product"].removeprefix("${").split(".")[0]
+            prices[params["lookup_key"]] = (product,
+                                            (params.get("recurring") or {}).get("interval"))
+            assert product in refs
+    rates = {c["params"]["metadata"]["lookup"] for c in calls
+             if c["path"] == "/v1/shipping_rates"}
+    assert prices == generate.PRICES
+    assert rates == set(generate.RATES)

@@ -1,6 +1,6 @@
 """Generate checkout-gym challenges: Checkout Session create parameters from a seed.
 
-    python generate.py --seed 20261202 [--count 20]     # JSON on stdout
+    python solution/generate.py --seed 20261202 [--count 20]     # JSON on stdout
 
 Challenges name catalog prices and shipping rates symbolically ({"lookup_key": ...},
 {"shipping_rate_lookup": ...}); `resolve` turns them into an account's real ids. The
@@ -20,12 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from pathlib import Path
 from typing import Any
 
 PUBLIC_SEED = 20261202
 DEFAULT_COUNT = 20
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures.json"
 ANCHOR_BASE = 1_767_225_600  # 2026-01-01T00:00:00Z: trial accounts start their clocks here
 DAY = 86_400
 
@@ -68,18 +66,30 @@ MESSAGES = {
 DIFFICULTY_FEATURES = {"easy": (0, 2), "medium": (3, 5), "hard": (6, 10)}
 
 
+# The catalog fixtures.json creates (a test keeps the two in step), as the generator
+# needs it: price lookup key -> (product, recurring interval or None), shipping rates by
+# their `lookup` metadata. The oracle runs where fixtures.json is not, hence a copy.
+PRICES: dict[str, tuple[str, str | None]] = {
+    "trail_shoes": ("shoes", None), "merino_socks": ("socks", None),
+    "insulated_bottle": ("bottle", None), "summit_headlamp": ("headlamp", None),
+    "storm_shell": ("shell", None), "energy_gels": ("gels", None),
+    "trail_map": ("map", None), "carbon_poles": ("poles", None),
+    "club_monthly": ("club", "month"), "club_yearly": ("club", "year"),
+    "coaching_monthly": ("coaching", "month"), "coaching_yearly": ("coaching", "year"),
+    "protection_monthly": ("insurance", "month"), "protection_yearly": ("insurance", "year"),
+    "magazine_monthly": ("magazine", "month"), "magazine_yearly": ("magazine", "year"),
+}
+RATES = ("standard", "express", "free", "overnight")
+
+
 def catalog() -> dict[str, Any]:
-    """Prices and shipping rates the fixtures create, by lookup key."""
-    requests = json.loads(FIXTURES.read_text())
+    """Prices (with product and recurring interval) and shipping rates, by lookup key."""
     prices: dict[str, dict[str, Any]] = {}
-    rates: dict[str, dict[str, Any]] = {}
-    for req in requests:
-        params = req["params"]
-        if req["path"] == "/v1/prices":
-            prices[params["lookup_key"]] = params
-        elif req["path"] == "/v1/shipping_rates":
-            rates[params["metadata"]["lookup"]] = params
-    return {"prices": prices, "rates": rates}
+    for key, (product, interval) in PRICES.items():
+        prices[key] = {"product": product}
+        if interval:
+            prices[key]["recurring"] = {"interval": interval}
+    return {"prices": prices, "rates": {key: {} for key in RATES}}
 
 
 def _difficulties(rng: random.Random, count: int) -> list[str]:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE))
 from generate import DEFAULT_COUNT, PUBLIC_SEED, generate  # noqa: E402
 
 PROGRAM = r'''

@@ -1,6 +1,7 @@
 """Oracle for checkout-gym: the generator's parameters, with this account's catalog ids.
 
-Reads the same seed the set-up used (STRIPEBENCH_GYM_SEED, default the public seed),
+Uses the public seed (or STRIPEBENCH_GYM_SEED where that reaches it: the sandbox hides
+STRIPEBENCH_* variables, so under the harness the oracle proves the public seed),
 looks the catalog ids up with the agent's own key (lookup keys and shipping-rate
 metadata) and writes submission.json into the working directory.
 """
@@ -11,17 +12,30 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from generate import generate, resolve  # noqa: E402
-from prepare import catalog_ids, settings, stripe_client  # noqa: E402
+import stripe
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import DEFAULT_COUNT, PUBLIC_SEED, generate, resolve  # noqa: E402
+
+
+def catalog_ids(client: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """Price ids by lookup key and shipping-rate ids by their `lookup` metadata."""
+    prices = {p.lookup_key: p.id for p in client.v1.prices.list({"limit": 100}).data
+              if p.lookup_key}
+    rates = {r.metadata["lookup"]: r.id for r in client.v1.shipping_rates.list({"limit": 100}).data
+             if r.metadata and "lookup" in r.metadata}
+    return prices, rates
 
 
 def main() -> None:
     base = os.environ.get("STRIPE_API_BASE", "https://api.stripe.com").rstrip("/")
-    client = stripe_client(base, os.environ["STRIPE_SECRET_KEY"])
+    client = stripe.StripeClient(os.environ["STRIPE_SECRET_KEY"],
+                                 base_addresses={"api": base}, max_network_retries=2)
     prices, rates = catalog_ids(client)
-    seed, count = settings()
+    seed = int(os.environ.get("STRIPEBENCH_GYM_SEED") or PUBLIC_SEED)
+    count = int(os.environ.get("STRIPEBENCH_GYM_COUNT") or DEFAULT_COUNT)
     answers = {str(item["number"]): resolve(item["params"], prices, rates)
                for item in generate(seed, count)}
     out = Path(os.environ.get("STRIPEBENCH_WORKDIR", ".")) / "submission.json"

@@ -1,7 +1,8 @@
 """checkout-gym grader: per challenge, F1 of precision and recall over canonical leaves.
 
-The truth is regenerated from the trial's seed and resolved against the trial account's
-catalog; the answer is STRIPEBENCH_WORKDIR/submission.json, an object mapping each
+The truth is the answer key the set-up step wrote (STRIPEBENCH_SETUP_OUTPUT: every
+hidden session's create parameters, with the catalog's real ids); the answer is
+STRIPEBENCH_WORKDIR/submission.json, an object mapping each
 challenge number ("1".."N") to the create parameters the agent reconstructed. One
 sub-score per challenge (weight 1 each), so the total is the mean F1: a partial answer
 cannot reach 1.0 and an empty one scores 0.
@@ -16,8 +17,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from canonical import f1, leaves  # noqa: E402
-from generate import generate, resolve  # noqa: E402
-from prepare import catalog_ids, settings  # noqa: E402
 
 
 def load_submission(path: Path) -> dict[str, Any]:
@@ -37,10 +36,19 @@ def shipping_rates(client: Any) -> dict[str, dict[str, Any]]:
             client.v1.shipping_rates.list({"limit": 100}).auto_paging_iter()}
 
 
+def answer_key() -> dict[str, Any]:
+    import os
+
+    path = os.environ.get("STRIPEBENCH_SETUP_OUTPUT")
+    if not path:
+        raise SystemExit("STRIPEBENCH_SETUP_OUTPUT is not set: the set-up step did not run")
+    key: dict[str, Any] = json.loads(Path(path).read_text())
+    return key
+
+
 def grade(client: Any, submission_path: Path) -> dict[str, dict[str, float]]:
     """Scores per challenge number: precision, recall, f1."""
-    seed, count = settings()
-    prices, rate_lookup = catalog_ids(client)
+    truths = answer_key()["answers"]
     rates = shipping_rates(client)
     try:
         submission = load_submission(submission_path)
@@ -48,10 +56,8 @@ def grade(client: Any, submission_path: Path) -> dict[str, dict[str, float]]:
         print(f"no usable submission: {exc}")
         submission = {}
     scores = {}
-    for item in generate(seed, count):
-        truth = leaves(resolve(item["params"], prices, rate_lookup), rates)
-        answer = leaves(submission.get(str(item["number"])), rates)
-        scores[str(item["number"])] = f1(truth, answer)
+    for number, params in sorted(truths.items(), key=lambda kv: int(kv[0])):
+        scores[number] = f1(leaves(params, rates), leaves(submission.get(number), rates))
     return scores
 
 

@@ -11,7 +11,9 @@ draw the pages and nothing else.
 Environment (from the harness): STRIPE_API_BASE, STRIPE_SECRET_KEY (the trial account),
 STRIPEBENCH_CONTROL_TOKEN (if the server has one), STRIPEBENCH_WORKDIR, and optionally
 STRIPEBENCH_GYM_SEED / STRIPEBENCH_GYM_COUNT (default: the public seed, 20 pages).
-Writes STRIPEBENCH_WORKDIR/challenges.json for the app.
+Writes STRIPEBENCH_WORKDIR/challenges.json for the app (client secrets only) and the
+answer key — seed, hidden account, each session's parameters with real ids — to
+STRIPEBENCH_SETUP_OUTPUT, which the harness hands to the grader and never to the agent.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from typing import Any
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "solution"))
 from generate import DEFAULT_COUNT, PUBLIC_SEED, generate, resolve  # noqa: E402
+from solve import catalog_ids  # noqa: E402
 
 CATALOG_TYPES = ("product", "price", "shipping_rate", "coupon", "promotion_code", "tax_rate")
 RETURN_URL = "http://127.0.0.1/challenge-complete?session_id={CHECKOUT_SESSION_ID}"
@@ -68,16 +71,6 @@ def hidden_clone(control: httpx.Client, secret_key: str, seed: int) -> dict[str,
             "publishable_key": meta["publishable_key"]}
 
 
-def catalog_ids(client: Any) -> tuple[dict[str, str], dict[str, str]]:
-    """Price ids by lookup key and shipping-rate ids by their `lookup` metadata."""
-    prices = {p.lookup_key: p.id for p in client.v1.prices.list({"limit": 100}).auto_paging_iter()
-              if p.lookup_key}
-    rates = {r.metadata["lookup"]: r.id
-             for r in client.v1.shipping_rates.list({"limit": 100}).auto_paging_iter()
-             if r.metadata and "lookup" in r.metadata}
-    return prices, rates
-
-
 def stripe_client(base: str, key: str) -> Any:
     import stripe
 
@@ -95,13 +88,19 @@ def main() -> None:
     client = stripe_client(base, hidden["secret_key"])
     prices, rates = catalog_ids(client)
     pages = []
+    answers = {}
     for item in generate(seed, count):
         params = resolve(item["params"], prices, rates)
-        params.update(ui_mode="embedded_page", return_url=RETURN_URL)
-        session = client.v1.checkout.sessions.create(params)
+        answers[str(item["number"])] = params
+        session = client.v1.checkout.sessions.create(
+            dict(params, ui_mode="embedded_page", return_url=RETURN_URL))
         pages.append({"number": item["number"], "client_secret": session.client_secret})
     (workdir / "challenges.json").write_text(json.dumps(
         {"publishable_key": hidden["publishable_key"], "challenges": pages}, indent=2) + "\n")
+    key = {"seed": seed, "count": count, "hidden_account": hidden["id"], "answers": answers}
+    output = os.environ.get("STRIPEBENCH_SETUP_OUTPUT")
+    if output:
+        Path(output).write_text(json.dumps(key, indent=2) + "\n")
     print(f"checkout-gym: {len(pages)} challenge pages (seed {seed}) in hidden account "
           f"{hidden['id']}")
 
