@@ -15,6 +15,7 @@ ZERO_DECIMAL = {"bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "
 SUPPORTED = ("en", "fr", "de", "es", "ja")
 
 EN: dict[str, str] = {
+    "currency_code": "Currency: {code}",
     "pay_merchant": "Pay {merchant}", "subscribe_to": "Subscribe to {name}",
     "try_product": "Try {name}", "setup_title": "Set up a payment method with {merchant}",
     "setup_body": "{merchant} will save your payment details for future payments.",
@@ -91,6 +92,7 @@ EN: dict[str, str] = {
 }
 
 FR: dict[str, str] = {
+    "currency_code": "Devise : {code}",
     "pay_merchant": "Payer {merchant}", "subscribe_to": "S'abonner à {name}",
     "try_product": "Essayer {name}",
     "setup_title": "Configurer un moyen de paiement avec {merchant}",
@@ -176,6 +178,7 @@ FR: dict[str, str] = {
 }
 
 DE: dict[str, str] = {
+    "currency_code": "Währung: {code}",
     "pay_merchant": "{merchant} bezahlen", "subscribe_to": "{name} abonnieren",
     "try_product": "{name} testen",
     "setup_title": "Zahlungsmethode bei {merchant} einrichten",
@@ -256,6 +259,7 @@ DE: dict[str, str] = {
 }
 
 ES: dict[str, str] = {
+    "currency_code": "Moneda: {code}",
     "pay_merchant": "Pagar a {merchant}", "subscribe_to": "Suscribirse a {name}",
     "try_product": "Probar {name}",
     "setup_title": "Configura un método de pago con {merchant}",
@@ -337,6 +341,7 @@ ES: dict[str, str] = {
 }
 
 JA: dict[str, str] = {
+    "currency_code": "通貨: {code}",
     "pay_merchant": "{merchant} に支払う", "subscribe_to": "{name} に登録",
     "try_product": "{name} を試す",
     "setup_title": "{merchant} で支払い方法を設定",

@@ -210,8 +210,10 @@ def heading(t: Translator, ctx: Ctx, session: dict[str, Any], summary_view: dict
     """The big title and amount at the top of the summary column."""
     lines = summary_view["lines"]
     if session["mode"] == "setup":
+        currency = session.get("currency")
         return {"title": t("setup_title", merchant=merchant),
-                "amount": None, "sub": t("setup_body", merchant=merchant)}
+                "amount": t("currency_code", code=currency.upper()) if currency else None,
+                "sub": t("setup_body", merchant=merchant)}
     if session["mode"] == "subscription":
         recurring = [ln for ln in lines if ln["interval"]]
         first = recurring[0] if recurring else lines[0]

@@ -195,6 +195,12 @@
     });
   });
 
-  var initial = root.getAttribute("data-complete-redirect");
-  if (initial !== null) completed(initial);
+  // Embedded: tell Stripe.js how tall the page is so the iframe can fit it.
+  function reportHeight() {
+    if (!embedded || window.parent === window) return;
+    window.parent.postMessage({type: "stripebench:checkout-resize", session: sessionId,
+                               height: document.documentElement.scrollHeight}, "*");
+  }
+  window.addEventListener("load", reportHeight);
+  if (window.ResizeObserver) new ResizeObserver(reportHeight).observe(document.body);
 })();
