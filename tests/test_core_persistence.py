@@ -1,0 +1,98 @@
+"""`stripebench emulator serve --data DIR` keeps every acknowledged write across `kill -9`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import stripe
+
+from conftest import free_port
+
+
+def serve(data: Path, port: int) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "stripebench.cli", "emulator", "serve", "--port", str(port),
+               "--data", str(data), "--seed", "77"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/_emulator/health", timeout=1).status_code == 200:
+                return process
+        except httpx.HTTPError:
+            time.sleep(0.1)
+        if process.poll() is not None:
+            break
+    process.kill()
+    output = process.stdout.read() if process.stdout else b""
+    raise RuntimeError(f"emulator did not start: {output!r}")
+
+
+def test_kill_dash_nine_loses_nothing(tmp_path: Path) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    process = serve(tmp_path, port)
+    try:
+        banner = b""
+        assert process.stdout is not None
+        while b"secret key" not in banner:
+            banner += process.stdout.readline()
+        secret = banner.split(b"secret key")[1].split()[0].decode()
+        client = stripe.StripeClient(secret, base_addresses={"api": base})
+        customers = [client.v1.customers.create(params={"email": f"p{i}@example.com"}).id
+                     for i in range(5)]
+        client.v1.customers.update(customers[0], params={"name": "Renamed",
+                                                         "metadata": {"k": "v"}})
+        client.v1.customers.delete(customers[1])
+        product = client.v1.products.create(params={
+            "name": "Kept", "default_price_data": {"currency": "usd", "unit_amount": 300}})
+        coupon = client.v1.coupons.create(params={"percent_off": 30, "id": "KEEP30"})
+        client.v1.promotion_codes.create(params={"promotion": {"type": "coupon",
+                                                               "coupon": coupon.id},
+                                                 "code": "KEEPME"})
+        keyed = client.v1.customers.create(params={"email": "idem@example.com"},
+                                           options={"idempotency_key": "persist-key"})
+        extra = httpx.post(f"{base}/_emulator/accounts", json={}).json()
+        other = stripe.StripeClient(extra["secret_key"], base_addresses={"api": base})
+        other_customer = other.v1.customers.create(params={"name": "Other"})
+        before = client.v1.customers.list(params={"limit": 100})
+        events_before = client.v1.events.list(params={"limit": 100})
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+
+    process = serve(tmp_path, port)
+    try:
+        after = client.v1.customers.list(params={"limit": 100})
+        assert [c.id for c in after.data] == [c.id for c in before.data]
+        assert [c.to_dict() for c in after.data] == [c.to_dict() for c in before.data]
+        assert client.v1.customers.retrieve(customers[0]).name == "Renamed"
+        assert client.v1.customers.retrieve(customers[1]).to_dict().get("deleted") is True
+        kept = client.v1.products.retrieve(product.id, params={"expand": ["default_price"]})
+        assert kept.default_price.unit_amount == 300  # type: ignore[union-attr]
+        assert client.v1.coupons.retrieve("KEEP30").percent_off == 30
+        assert client.v1.promotion_codes.list(params={"code": "KEEPME"}).data
+        events_after = client.v1.events.list(params={"limit": 100})
+        assert [e.id for e in events_after.data] == [e.id for e in events_before.data]
+        replay = client.v1.customers.create(params={"email": "idem@example.com"},
+                                            options={"idempotency_key": "persist-key"})
+        assert replay.id == keyed.id
+        assert replay.last_response.headers.get("idempotent-replayed") == "true"
+        assert other.v1.customers.retrieve(other_customer.id).name == "Other"
+        # New writes continue the id sequence and the clock: nothing collides, order holds.
+        fresh = client.v1.customers.create(params={"email": "new@example.com"})
+        assert fresh.id not in customers and fresh.created > keyed.created
+        newest = client.v1.customers.list(params={"limit": 2})
+        assert [c.id for c in newest.data] == [fresh.id, keyed.id]
+        # Cursor pagination still works over the restored order.
+        page = client.v1.customers.list(params={"limit": 2, "starting_after": keyed.id})
+        assert [c.id for c in page.data] == [customers[4], customers[3]]
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
