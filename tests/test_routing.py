@@ -236,3 +236,70 @@ def test_unknown_account_is_a_clear_error(emulator: RunningEmulator, tmp_path: P
                           timeout=60)
     assert done.returncode == 2
     assert "no account acct_doesnotexist" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_emulator_serve_https_answers_for_stripe_hosts(tmp_path: Path) -> None:
+    from conftest import free_port
+
+    http_port, https_port = free_port(), free_port()
+    server = subprocess.Popen([STRIPEBENCH, "emulator", "serve", "--port", str(http_port),
+                               "--https", "--https-port", str(https_port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert server.stdout is not None
+        banner = ""
+        while "Chromium flags" not in banner:
+            line = server.stdout.readline()
+            assert line, banner
+            banner += line
+        secret = banner.split("secret key")[1].split()[0]
+        ca = ensure_certificates().ca_cert
+        _wait_for(f"http://127.0.0.1:{http_port}/_emulator/health")
+        done = subprocess.run(
+            ["curl", "-sS", "--cacert", str(ca),
+             "--resolve", f"api.stripe.com:{https_port}:127.0.0.1",
+             f"https://api.stripe.com:{https_port}/v1/customers", "-u", f"{secret}:"],
+            capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["object"] == "list"
+        assert f"https://127.0.0.1:{https_port}" in banner and str(ca) in banner
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _wait_for(url: str, timeout: float = 20) -> None:
+    import time
+
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            httpx.get(url, timeout=1).raise_for_status()
+            return
+        except httpx.HTTPError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def test_trial_sandbox_routes_to_the_emulator_named_in_its_env(
+        emulator: RunningEmulator, account: dict[str, str], client: stripe.StripeClient,
+        tmp_path: Path) -> None:
+    """What the harness does: a bwrap sandbox given STRIPE_API_BASE and the keys."""
+    made = client.v1.customers.create({"email": "trial@example.com"})
+    env = {"STRIPE_SECRET_KEY": account["secret_key"], "STRIPE_API_BASE": emulator.base}
+    box = make_sandbox("bwrap", tmp_path, env)
+    try:
+        seen = box.exec('echo "$STRIPE_API_BASE"; curl -sS --fail-with-body '
+                        'https://api.stripe.com/v1/customers/' + made.id +
+                        ' -u "$STRIPE_SECRET_KEY:"')
+        base, _, body = seen.stdout.partition("\n")
+        assert seen.ok, seen.stderr
+        assert base == "https://api.stripe.com"  # the plain address is unreachable inside
+        assert json.loads(body)["email"] == "trial@example.com"
+        direct = box.exec(f"curl -sS -m 3 {emulator.base}/_emulator/health")
+        assert direct.exit_code != 0  # nor is the control plane
+    finally:
+        box.stop()

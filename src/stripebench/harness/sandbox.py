@@ -292,18 +292,27 @@ def bwrap_available() -> bool:
 def make_sandbox(kind: Literal["bwrap", "local"], workdir: Path | str,
                  env: dict[str, str] | None = None, *, emulator_url: str | None = None,
                  **options: Any) -> Sandbox:
-    """A sandbox of `kind`. With `emulator_url` (the emulator's plain HTTP address) a
-    bubblewrap sandbox routes Stripe's host names to it, using the STRIPE_SECRET_KEY /
-    STRIPE_PUBLISHABLE_KEY in `env`. Other bwrap options: `routing` (a
-    `stripebench.routing.bwrap.Routing`), `shared` / `extra_ro` (read-only paths)."""
+    """A sandbox of `kind`. With `emulator_url` (the emulator's plain HTTP address, else an
+    http:// STRIPE_API_BASE in `env`) a bubblewrap sandbox routes Stripe's host names to
+    it, using the STRIPE_SECRET_KEY / STRIPE_PUBLISHABLE_KEY in `env`. Other bwrap
+    options: `routing` (a `stripebench.routing.bwrap.Routing`), `shared` / `extra_ro`
+    (read-only paths)."""
     if kind == "local":
         return LocalSandbox(workdir, env)
     if kind == "bwrap":
         from ..routing.bwrap import BubblewrapSandbox, Routing
+        # An emulator named by STRIPE_API_BASE is unreachable from inside the sandbox's
+        # loopback-only network, so route to it rather than hand over a dead address.
+        emulator_url = emulator_url or _emulator_in(env or {})
         if emulator_url and "routing" not in options:
             options["routing"] = Routing(emulator_url)
         return BubblewrapSandbox(workdir, env, **options)
     raise SandboxError(f"unknown sandbox kind {kind!r} (expected 'bwrap' or 'local')")
+
+
+def _emulator_in(env: dict[str, str]) -> str | None:
+    base = env.get("STRIPE_API_BASE", "")
+    return base if base.startswith("http://") else None
 
 
 def __getattr__(name: str) -> Any:
