@@ -61,7 +61,9 @@ def _agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
     return {"STRIPE_SECRET_KEY": account.secret_key,
             "STRIPE_PUBLISHABLE_KEY": account.publishable_key,
             "STRIPE_API_BASE": emulator.base,
-            "STRIPE_BASE_URL": emulator.base}
+            "STRIPE_BASE_URL": emulator.base,
+            # The benchmark's python (stripe, flask, playwright) is the tasks' `python`.
+            "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
 
 
 def _new_sandbox(kind: str, workdir: Path, env: dict[str, str]) -> Sandbox:
