@@ -155,7 +155,9 @@ def confirm(ctx: Ctx, pi: dict[str, Any], params: dict[str, Any]) -> dict[str, A
     if needs_authentication(pi, pm, off_session):
         if off_session or params.get("error_on_requires_action"):
             return _decline(ctx, pi, pm, cards.AUTH_REQUIRED, before, raise_error=True)
-        pi.update(status="requires_action", next_action=next_action(ctx, pi, return_url),
+        via_sdk = bool(params.get("use_stripe_sdk"))  # Stripe.js shows 3DS in a modal
+        pi.update(status="requires_action",
+                  next_action=next_action(ctx, pi, None if via_sdk else return_url),
                   last_payment_error=None)
         ctx.put(pi)
         ctx.emit("payment_intent.requires_action", pi, changed(before, pi))

@@ -81,10 +81,13 @@ def confirm_setup_intent(ctx: Ctx, si: dict[str, Any], params: dict[str, Any]) -
     pm = intent_flow.pick_payment_method(ctx, si, params)
     before = copy.deepcopy(si)
     si["payment_method"] = pm["id"]
+    if params.get("return_url"):
+        si["_return_url"] = params["return_url"]
     test = payment_methods.test_card(pm)
     if test.three_d_secure in ("required", "always") and si.get("_authenticated") != pm["id"]:
         si.update(status="requires_action", last_setup_error=None,
-                  next_action=intent_flow.next_action(ctx, si, params.get("return_url")))
+                  next_action=intent_flow.next_action(
+                      ctx, si, None if params.get("use_stripe_sdk") else params.get("return_url")))
         ctx.put(si)
         ctx.emit("setup_intent.requires_action", si, changed(before, si))
         return si

@@ -1,0 +1,688 @@
+// Stripe.js for the stripebench local Stripe emulator (our own implementation).
+//
+// It talks to the emulator it was served from: loaded from https://js.stripe.com/...
+// (Stripe's hosts routed to the emulator) it calls https://api.stripe.com; loaded from a
+// plain path (http://127.0.0.1:PORT/js.stripe.com/v3/) it calls that origin's /v1/.
+// Elements are iframes served next to this script; card data stays in them until
+// Stripe.js asks for it (postMessage 'collect') to create a PaymentMethod.
+(function () {
+  'use strict';
+  if (window.Stripe && window.Stripe.__stripebench) return;
+
+  var RELEASE = __STRIPE_VERSION__;
+  var current = document.currentScript;
+  var scriptUrl = new URL(current && current.src ? current.src : 'https://js.stripe.com/v3/');
+  var ROUTED = scriptUrl.hostname === 'js.stripe.com';
+
+  // A URL on one of Stripe's hosts, reachable the way this script was.
+  function hostUrl(host, path) {
+    return ROUTED ? 'https://' + host + path : scriptUrl.origin + '/' + host + path;
+  }
+  var API_BASE = ROUTED ? 'https://api.stripe.com' : scriptUrl.origin;
+
+  // ------------------------------------------------------------------ helpers
+
+  function encodeForm(params) {
+    var pairs = [];
+    function walk(prefix, value) {
+      if (value === undefined) return;
+      if (value === null) { pairs.push([prefix, '']); return; }
+      if (Array.isArray(value)) {
+        value.forEach(function (v, i) { walk(prefix + '[' + i + ']', v); });
+      } else if (typeof value === 'object') {
+        Object.keys(value).forEach(function (k) { walk(prefix ? prefix + '[' + k + ']' : k, value[k]); });
+      } else {
+        pairs.push([prefix, String(value)]);
+      }
+    }
+    walk('', params);
+    return pairs.map(function (p) {
+      return encodeURIComponent(p[0]).replace(/%5B/g, '[').replace(/%5D/g, ']') + '=' +
+        encodeURIComponent(p[1]);
+    }).join('&');
+  }
+
+  function intentFromSecret(secret) {
+    if (typeof secret !== 'string' || secret.indexOf('_secret_') < 0) {
+      throw new Error('Invalid value for clientSecret: expected a client secret of the form ' +
+        '${id}_secret_${secret}. You specified: ' + secret + '.');
+    }
+    var id = secret.split('_secret_')[0];
+    if (id.indexOf('seti_') === 0) return {id: id, kind: 'setup_intent', path: '/v1/setup_intents/'};
+    if (id.indexOf('pi_') === 0) return {id: id, kind: 'payment_intent', path: '/v1/payment_intents/'};
+    throw new Error('Invalid client secret: ' + secret);
+  }
+
+  function validationError(code, message) {
+    return {error: {type: 'validation_error', code: code, message: message}};
+  }
+
+  var uid = 0;
+  function nextId(prefix) { uid += 1; return prefix + uid; }
+
+  // ------------------------------------------------------------------ Elements
+
+  var ELEMENT_TYPES = ['card', 'cardNumber', 'cardExpiry', 'cardCvc', 'payment', 'address'];
+  var FRAME_HEIGHT = {card: 40, cardNumber: 40, cardExpiry: 40, cardCvc: 40, payment: 230,
+                      address: 340};
+
+  function Element(group, type, options) {
+    this._group = group;
+    this._type = type;
+    this._options = options || {};
+    this._id = nextId('sb-el-');
+    this._handlers = {};
+    this._state = {event: {elementType: type, empty: true, complete: false}, card: {}};
+    this._frame = null;
+    this._container = null;
+    this._pending = {};
+    this._onMessage = this._onMessage.bind(this);
+    this.__stripebench = true;
+  }
+
+  Element.prototype._frameUrl = function () {
+    var opts = {hidePostalCode: !!this._options.hidePostalCode, value: this._options.value,
+                defaultValues: this._options.defaultValues, mode: this._options.mode};
+    return hostUrl('js.stripe.com', '/v3/elements/' + this._type + '.html') +
+      '?type=' + encodeURIComponent(this._type) + '&id=' + encodeURIComponent(this._id) +
+      '&origin=' + encodeURIComponent(location.origin === 'null' ? '*' : location.origin) +
+      '&options=' + encodeURIComponent(JSON.stringify(opts));
+  };
+
+  Element.prototype.mount = function (target) {
+    var node = typeof target === 'string' ? document.querySelector(target) : target;
+    if (!node) {
+      throw new Error('The selector you specified (' + target + ') applies to no DOM elements ' +
+        'that are currently on the page.');
+    }
+    if (this._frame) this.unmount();
+    this._container = node;
+    node.classList.add('StripeElement', 'StripeElement--empty');
+    var frame = document.createElement('iframe');
+    frame.name = '__privateStripeFrame' + this._id.replace(/\D/g, '');
+    frame.title = this._type === 'address' ? 'Secure address input frame'
+      : this._type === 'payment' ? 'Secure payment input frame' : 'Secure card payment input frame';
+    frame.setAttribute('frameborder', '0');
+    frame.setAttribute('allowtransparency', 'true');
+    frame.setAttribute('scrolling', 'no');
+    frame.setAttribute('data-stripebench-element', this._type);
+    frame.style.cssText = 'border:none;margin:0;padding:0;width:100%;display:block;' +
+      'min-width:100%;overflow:hidden;height:' + FRAME_HEIGHT[this._type] + 'px;';
+    frame.src = this._frameUrl();
+    window.addEventListener('message', this._onMessage);
+    node.appendChild(frame);
+    this._frame = frame;
+  };
+
+  Element.prototype._onMessage = function (ev) {
+    var msg = ev.data;
+    if (!msg || !msg.__sb || msg.id !== this._id || !this._frame ||
+        ev.source !== this._frame.contentWindow) return;
+    var payload = msg.payload || {};
+    if (msg.type === 'resize' && payload.height) {
+      this._frame.style.height = Math.max(payload.height, 20) + 'px';
+    } else if (msg.type === 'ready') {
+      this._emit('ready', {elementType: this._type});
+    } else if (msg.type === 'state') {
+      this._state = payload;
+    } else if (msg.type === 'change') {
+      this._state = payload;
+      this._updateClasses();
+      this._emit('change', payload.event);
+    } else if (msg.type === 'focus' || msg.type === 'blur' || msg.type === 'escape') {
+      if (this._container) this._container.classList.toggle('StripeElement--focus', msg.type === 'focus');
+      this._emit(msg.type, {elementType: this._type});
+    } else if (msg.type === 'collected') {
+      var resolve = this._pending[msg.nonce];
+      delete this._pending[msg.nonce];
+      this._state = payload;
+      this._updateClasses();
+      if (resolve) resolve(payload);
+    }
+  };
+
+  Element.prototype._updateClasses = function () {
+    var c = this._container;
+    if (!c) return;
+    var e = this._state.event || {};
+    c.classList.toggle('StripeElement--empty', !!e.empty);
+    c.classList.toggle('StripeElement--complete', !!e.complete);
+    c.classList.toggle('StripeElement--invalid', !!e.error);
+  };
+
+  // Ask the iframe for its current values (and show any errors in it).
+  Element.prototype._collect = function () {
+    var self = this;
+    if (!this._frame || !this._frame.contentWindow) return Promise.resolve(this._state);
+    return new Promise(function (resolve) {
+      var nonce = nextId('collect-');
+      self._pending[nonce] = resolve;
+      self._frame.contentWindow.postMessage({__sb: true, type: 'collect', nonce: nonce}, '*');
+      setTimeout(function () {
+        if (self._pending[nonce]) { delete self._pending[nonce]; resolve(self._state); }
+      }, 3000);
+    });
+  };
+
+  Element.prototype._post = function (msg) {
+    msg.__sb = true;
+    if (this._frame && this._frame.contentWindow) this._frame.contentWindow.postMessage(msg, '*');
+  };
+
+  Element.prototype._emit = function (event, payload) {
+    (this._handlers[event] || []).slice().forEach(function (h) {
+      try { h(payload); } catch (e) { setTimeout(function () { throw e; }); }
+    });
+  };
+
+  Element.prototype.on = function (event, handler) {
+    (this._handlers[event] = this._handlers[event] || []).push(handler);
+    return this;
+  };
+  Element.prototype.addEventListener = Element.prototype.on;
+  Element.prototype.once = function (event, handler) {
+    var self = this;
+    function wrapped(p) { self.off(event, wrapped); handler(p); }
+    return this.on(event, wrapped);
+  };
+  Element.prototype.off = function (event, handler) {
+    if (!handler) { delete this._handlers[event]; return this; }
+    this._handlers[event] = (this._handlers[event] || []).filter(function (h) { return h !== handler; });
+    return this;
+  };
+  Element.prototype.removeEventListener = Element.prototype.off;
+  Element.prototype.update = function (options) {
+    Object.assign(this._options, options || {});
+    this._post({type: 'update', options: options || {}});
+  };
+  Element.prototype.focus = function () { this._post({type: 'focus'}); };
+  Element.prototype.blur = function () { this._post({type: 'blur'}); };
+  Element.prototype.clear = function () { this._post({type: 'clear'}); };
+  Element.prototype.collapse = function () {};
+  Element.prototype.unmount = function () {
+    window.removeEventListener('message', this._onMessage);
+    if (this._frame && this._frame.parentNode) this._frame.parentNode.removeChild(this._frame);
+    if (this._container) {
+      this._container.classList.remove('StripeElement', 'StripeElement--empty',
+        'StripeElement--complete', 'StripeElement--invalid', 'StripeElement--focus');
+    }
+    this._frame = null;
+    this._container = null;
+  };
+  Element.prototype.destroy = function () {
+    this.unmount();
+    this._destroyed = true;
+    this._group._remove(this);
+  };
+  Element.prototype.getValue = function () {   // AddressElement
+    return this._collect().then(function (s) {
+      var e = s.event || {};
+      return {complete: !!e.complete, isNewAddress: true, value: e.value || {}};
+    });
+  };
+
+  function Elements(stripe, options) {
+    this._stripe = stripe;
+    this._options = Object.assign({}, options || {});
+    this._elements = {};
+    this._submitted = false;
+  }
+
+  Elements.prototype.create = function (type, options) {
+    if (ELEMENT_TYPES.indexOf(type) < 0) {
+      throw new Error('A valid Element name must be provided. Valid Elements are: ' +
+        ELEMENT_TYPES.join(', ') + '; you passed: ' + type + '.');
+    }
+    var exists = this._elements[type];
+    if (exists && !exists._destroyed) {
+      throw new Error('Can only create one Element of type ' + type + '.');
+    }
+    var el = new Element(this, type, options);
+    this._elements[type] = el;
+    return el;
+  };
+  Elements.prototype.getElement = function (type) {
+    if (typeof type === 'object' && type && type.__stripebench) return type;
+    // @stripe/react-stripe-js passes its components, which carry __elementType.
+    if (typeof type === 'function' && type.__elementType) type = type.__elementType;
+    var el = this._elements[type];
+    return el && !el._destroyed ? el : null;
+  };
+  Elements.prototype._remove = function (el) {
+    if (this._elements[el._type] === el) delete this._elements[el._type];
+  };
+  Elements.prototype.update = function (options) { Object.assign(this._options, options || {}); };
+  Elements.prototype.fetchUpdates = function () { return Promise.resolve({}); };
+  Elements.prototype.on = function () { return this; };
+  Elements.prototype.off = function () { return this; };
+  Elements.prototype.submit = function () {
+    var self = this;
+    var el = this._elements.payment || this._elements.card;
+    if (!el) return Promise.resolve(validationError('missing_element', 'No Payment Element is mounted.'));
+    return el._collect().then(function (s) {
+      var e = s.event || {};
+      if (e.complete) { self._submitted = true; return {}; }
+      return {error: e.error || {type: 'validation_error', code: 'incomplete_number',
+                                 message: 'Your card number is incomplete.'}};
+    });
+  };
+
+  // Card details from the mounted element(s) of a group, as API params.
+  function cardParams(group, first) {
+    var parts = [];
+    if (first && first._type !== 'payment' && first._type !== 'card' && first._type !== 'address') {
+      ['cardNumber', 'cardExpiry', 'cardCvc'].forEach(function (t) {
+        var el = group.getElement(t);
+        if (el) parts.push(el);
+      });
+    } else if (first) {
+      parts.push(first);
+    }
+    return Promise.all(parts.map(function (el) { return el._collect(); })).then(function (states) {
+      var card = {};
+      var error = null;
+      var complete = true;
+      states.forEach(function (s) {
+        Object.assign(card, s.card || {});
+        var e = s.event || {};
+        if (!e.complete) complete = false;
+        if (e.error && !error) error = e.error;
+      });
+      if (!complete || error) {
+        return {error: error || (!card.number ? {type: 'validation_error', code: 'incomplete_number',
+          message: 'Your card number is incomplete.'} : {type: 'validation_error',
+          code: 'incomplete', message: 'Your card details are incomplete.'})};
+      }
+      return {card: card};
+    });
+  }
+
+  // ------------------------------------------------------------------ Stripe
+
+  function Stripe(key, options) {
+    if (!(this instanceof Stripe)) return new Stripe(key, options);
+    if (typeof key !== 'string' || !key) {
+      throw new Error('Please call Stripe() with your publishable key. You used an empty string.');
+    }
+    if (/^sk_/.test(key)) {
+      throw new Error('You should not use your secret key with Stripe.js. Please pass a publishable key instead.');
+    }
+    this._key = key;
+    this._options = options || {};
+    this._apiVersion = this._options.apiVersion || null;
+    this._account = this._options.stripeAccount || null;
+  }
+  Stripe.version = RELEASE;
+  Stripe.__stripebench = true;
+
+  Stripe.prototype._registerWrapper = function () {};
+  Stripe.prototype.registerAppInfo = function () {};
+
+  Stripe.prototype._request = function (method, path, params) {
+    var headers = {'Authorization': 'Bearer ' + this._key};
+    if (this._apiVersion) headers['Stripe-Version'] = this._apiVersion;
+    if (this._account) headers['Stripe-Account'] = this._account;
+    var url = API_BASE + path;
+    var init = {method: method, headers: headers};
+    if (method === 'GET') {
+      var q = encodeForm(params || {});
+      if (q) url += '?' + q;
+    } else {
+      headers['Content-Type'] = 'application/x-www-form-urlencoded';
+      init.body = encodeForm(params || {});
+    }
+    return fetch(url, init).then(function (resp) {
+      return resp.json().then(function (body) {
+        if (!resp.ok) return {error: (body && body.error) || {type: 'api_error', message: 'Request failed'}};
+        return {data: body};
+      });
+    }, function (err) {
+      return {error: {type: 'api_connection_error', message: 'Could not reach the Stripe API: ' + err}};
+    });
+  };
+
+  Stripe.prototype.elements = function (options) { return new Elements(this, options); };
+
+  Stripe.prototype._paymentMethodFrom = function (spec, group) {
+    // spec: 'pm_...' | {card: Element, billing_details} | {elements} | undefined
+    var self = this;
+    if (!spec) return Promise.resolve({});
+    if (typeof spec === 'string') return Promise.resolve({id: spec});
+    var element = spec.card || spec.element || null;
+    var billing = Object.assign({}, spec.billing_details || {});
+    if (!element && group) element = group.getElement('payment') || group.getElement('card') ||
+      group.getElement('cardNumber');
+    if (!element) return Promise.resolve({});
+    var grp = element._group || group;
+    return cardParams(grp, element).then(function (r) {
+      if (r.error) return {error: r.error};
+      var card = r.card;
+      var address = Object.assign({}, billing.address || {});
+      if (card.postal_code && !address.postal_code) address.postal_code = card.postal_code;
+      if (card.country && !address.country) address.country = card.country;
+      var addressEl = grp && grp.getElement('address');
+      var pre = addressEl ? addressEl._collect() : Promise.resolve(null);
+      return pre.then(function (addr) {
+        if (addr && addr.event && addr.event.value && addr.event.value.address) {
+          var v = addr.event.value;
+          Object.keys(v.address).forEach(function (k) {
+            if (v.address[k] && !address[k]) address[k] = v.address[k];
+          });
+          if (v.name && !billing.name) billing.name = v.name;
+        }
+        if (Object.keys(address).length) billing.address = address;
+        var params = {type: 'card', card: {number: card.number, exp_month: card.exp_month,
+          exp_year: card.exp_year, cvc: card.cvc}};
+        if (Object.keys(billing).length) params.billing_details = billing;
+        if (spec.metadata) params.metadata = spec.metadata;
+        return self._request('POST', '/v1/payment_methods', params).then(function (res) {
+          if (res.error) return {error: res.error};
+          return {id: res.data.id, paymentMethod: res.data};
+        });
+      });
+    });
+  };
+
+  Stripe.prototype.createPaymentMethod = function (a, b, c) {
+    // createPaymentMethod({type, card, billing_details}) | ({elements, params})
+    // | legacy createPaymentMethod('card', element, {billing_details})
+    var spec;
+    if (typeof a === 'string') spec = Object.assign({type: a, card: b}, c || {});
+    else spec = a || {};
+    var group = spec.elements || null;
+    var billing = spec.billing_details || (spec.params && spec.params.billing_details);
+    if (group && !group._submitted && group.getElement('payment')) {
+      return Promise.resolve(validationError('elements_not_submitted',
+        'elements.submit() must be called before stripe.createPaymentMethod().'));
+    }
+    return this._paymentMethodFrom({card: spec.card, billing_details: billing,
+      metadata: spec.metadata || (spec.params && spec.params.metadata)}, group).then(function (r) {
+      if (r.error) return {error: r.error};
+      if (!r.paymentMethod) return validationError('missing_card', 'Pass a card Element or elements.');
+      return {paymentMethod: r.paymentMethod};
+    });
+  };
+
+  Stripe.prototype.createToken = function (element, data) {
+    var self = this;
+    if (!element || !element.__stripebench) {
+      return Promise.resolve(validationError('unsupported_token_type', 'Pass a card Element.'));
+    }
+    return cardParams(element._group, element).then(function (r) {
+      if (r.error) return {error: r.error};
+      var card = Object.assign({number: r.card.number, exp_month: r.card.exp_month,
+        exp_year: r.card.exp_year, cvc: r.card.cvc}, data || {});
+      if (r.card.postal_code && !card.address_zip) card.address_zip = r.card.postal_code;
+      return self._request('POST', '/v1/tokens', {card: card}).then(function (res) {
+        return res.error ? {error: res.error} : {token: res.data};
+      });
+    });
+  };
+
+  Stripe.prototype._retrieve = function (secret) {
+    var target = intentFromSecret(secret);
+    return this._request('GET', target.path + target.id, {client_secret: secret});
+  };
+
+  Stripe.prototype.retrievePaymentIntent = function (secret) {
+    return this._retrieve(secret).then(function (r) {
+      return r.error ? {error: r.error} : {paymentIntent: r.data};
+    });
+  };
+  Stripe.prototype.retrieveSetupIntent = function (secret) {
+    return this._retrieve(secret).then(function (r) {
+      return r.error ? {error: r.error} : {setupIntent: r.data};
+    });
+  };
+
+  // Show the 3D Secure challenge in a modal iframe; resolve when the page reports back.
+  function challenge(url) {
+    return new Promise(function (resolve) {
+      var overlay = document.createElement('div');
+      overlay.setAttribute('data-stripebench', '3ds-modal');
+      overlay.style.cssText = 'position:fixed;inset:0;z-index:2147483647;background:rgba(0,0,0,.45);' +
+        'display:flex;align-items:center;justify-content:center;';
+      var frame = document.createElement('iframe');
+      frame.name = '__stripeJSChallengeFrame';
+      frame.title = '3D Secure authentication';
+      frame.style.cssText = 'width:min(500px,94vw);height:min(600px,90vh);border:0;border-radius:8px;' +
+        'background:#fff;';
+      frame.src = url + (url.indexOf('?') < 0 ? '?' : '&') + 'embedded=1';
+      function onMessage(ev) {
+        var msg = ev.data;
+        if (!msg || msg.type !== 'stripebench:3ds-complete' || ev.source !== frame.contentWindow) return;
+        window.removeEventListener('message', onMessage);
+        if (overlay.parentNode) overlay.parentNode.removeChild(overlay);
+        resolve(msg);
+      }
+      window.addEventListener('message', onMessage);
+      overlay.appendChild(frame);
+      document.body.appendChild(overlay);
+    });
+  }
+
+  function actionUrl(intent) {
+    var next = intent && intent.next_action;
+    if (!next) return null;
+    if (next.type === 'use_stripe_sdk' && next.use_stripe_sdk) return next.use_stripe_sdk.stripe_js;
+    if (next.type === 'redirect_to_url' && next.redirect_to_url) return next.redirect_to_url.url;
+    return null;
+  }
+
+  function intentResult(kind, intent) {
+    var out = {};
+    out[kind === 'setup_intent' ? 'setupIntent' : 'paymentIntent'] = intent;
+    var err = kind === 'setup_intent' ? intent.last_setup_error : intent.last_payment_error;
+    if (err && intent.status === 'requires_payment_method') {
+      var error = Object.assign({}, err);
+      error[kind] = intent;
+      return {error: error};
+    }
+    return out;
+  }
+
+  // Run a pending next_action (3DS) and return the refreshed intent result.
+  Stripe.prototype._handleActions = function (kind, secret, intent) {
+    var self = this;
+    if (!intent || intent.status !== 'requires_action') return Promise.resolve(intentResult(kind, intent));
+    var url = actionUrl(intent);
+    if (!url) {
+      return Promise.resolve({error: {type: 'invalid_request_error', code: 'unsupported_next_action',
+        message: 'This next_action is not supported by the emulator: ' + intent.next_action.type}});
+    }
+    return challenge(url).then(function () { return self._retrieve(secret); }).then(function (r) {
+      if (r.error) return {error: r.error};
+      return intentResult(kind, r.data);
+    });
+  };
+
+  Stripe.prototype._confirm = function (secret, data, opts) {
+    // data: {payment_method, return_url, setup_future_usage, receipt_email, ...}
+    var self = this;
+    var target;
+    try { target = intentFromSecret(secret); } catch (e) {
+      return Promise.resolve({error: {type: 'invalid_request_error', message: e.message}});
+    }
+    data = Object.assign({}, data || {});
+    var group = opts.elements || null;
+    var pmSpec = data.payment_method;
+    delete data.payment_method;
+    var pmData = data.payment_method_data;
+    delete data.payment_method_data;
+    if (!pmSpec && group) pmSpec = {billing_details: pmData && pmData.billing_details};
+    if (pmSpec && typeof pmSpec === 'object' && pmData && pmData.billing_details) {
+      pmSpec.billing_details = Object.assign({}, pmData.billing_details, pmSpec.billing_details || {});
+    }
+    return this._paymentMethodFrom(pmSpec, group).then(function (pm) {
+      if (pm.error) return {error: pm.error};
+      var params = Object.assign({client_secret: secret, use_stripe_sdk: true}, data);
+      if (pm.id) params.payment_method = pm.id;
+      return self._request('POST', target.path + target.id + '/confirm', params).then(function (r) {
+        if (r.error) return {error: r.error};
+        if (opts.handleActions === false) {
+          var out = {};
+          out[target.kind === 'setup_intent' ? 'setupIntent' : 'paymentIntent'] = r.data;
+          return out;
+        }
+        return self._handleActions(target.kind, secret, r.data);
+      });
+    });
+  };
+
+  Stripe.prototype.confirmCardPayment = function (secret, data, options) {
+    return this._confirm(secret, data, {handleActions: !options || options.handleActions !== false});
+  };
+  Stripe.prototype.confirmCardSetup = function (secret, data, options) {
+    return this._confirm(secret, data, {handleActions: !options || options.handleActions !== false});
+  };
+  Stripe.prototype.handleCardSetup = Stripe.prototype.confirmCardSetup;
+
+  // confirmPayment / confirmSetup: Payment Element flows with return_url redirects.
+  Stripe.prototype._confirmWithElements = function (kind, options) {
+    var self = this;
+    options = options || {};
+    var group = options.elements || null;
+    var secret = options.clientSecret || (group && group._options.clientSecret);
+    var confirmParams = Object.assign({}, options.confirmParams || {});
+    var redirect = options.redirect || 'always';
+    if (!secret) {
+      return Promise.resolve({error: {type: 'invalid_request_error', code: 'missing_client_secret',
+        message: 'A clientSecret is required: pass it to elements() or to ' +
+          (kind === 'setup_intent' ? 'confirmSetup' : 'confirmPayment') + '().'}});
+    }
+    if (redirect === 'always' && !confirmParams.return_url) {
+      return Promise.resolve({error: {type: 'invalid_request_error', code: 'missing_return_url',
+        message: 'stripe.' + (kind === 'setup_intent' ? 'confirmSetup' : 'confirmPayment') +
+          '(): the `confirmParams.return_url` argument is required unless passing ' +
+          '`redirect: \'if_required\'`'}});
+    }
+    if (group && !group._options.clientSecret && !group._submitted) {
+      return Promise.resolve(validationError('elements_not_submitted',
+        'elements.submit() must be called before stripe.confirmPayment() when the Elements ' +
+        'group was created without a clientSecret.'));
+    }
+    var data = confirmParams;
+    if (options.paymentMethod) data.payment_method = options.paymentMethod;
+    return this._confirm(secret, data, {elements: group, handleActions: true}).then(function (res) {
+      if (res.error) return res;
+      var intent = res.paymentIntent || res.setupIntent;
+      if (redirect === 'if_required' || !confirmParams.return_url) return res;
+      var key = kind === 'setup_intent' ? 'setup_intent' : 'payment_intent';
+      var url = new URL(confirmParams.return_url, location.href);
+      url.searchParams.set(key, intent.id);
+      url.searchParams.set(key + '_client_secret', intent.client_secret);
+      url.searchParams.set('redirect_status', intent.status === 'succeeded' ||
+        intent.status === 'processing' || intent.status === 'requires_capture' ? 'succeeded' : 'failed');
+      window.location.assign(url.toString());
+      return new Promise(function () {});  // the page is going away
+    });
+  };
+
+  Stripe.prototype.confirmPayment = function (options) {
+    return this._confirmWithElements('payment_intent', options);
+  };
+  Stripe.prototype.confirmSetup = function (options) {
+    return this._confirmWithElements('setup_intent', options);
+  };
+
+  Stripe.prototype.handleNextAction = function (options) {
+    var secret = options && options.clientSecret;
+    var self = this;
+    var target;
+    try { target = intentFromSecret(secret); } catch (e) {
+      return Promise.resolve({error: {type: 'invalid_request_error', message: e.message}});
+    }
+    return this._retrieve(secret).then(function (r) {
+      if (r.error) return {error: r.error};
+      return self._handleActions(target.kind, secret, r.data);
+    });
+  };
+  Stripe.prototype.handleCardAction = function (secret) {
+    return this.handleNextAction({clientSecret: secret});
+  };
+
+  Stripe.prototype.paymentRequest = function (options) {
+    // Wallets are not available in the emulator: canMakePayment resolves null, as it does
+    // in a browser without Apple Pay / Google Pay.
+    return {
+      canMakePayment: function () { return Promise.resolve(null); },
+      show: function () { throw new Error('Payment Request is not available in the local Stripe emulator.'); },
+      update: function () {}, on: function () { return this; }, off: function () { return this; },
+      isShowing: function () { return false; }, _options: options
+    };
+  };
+
+  // ------------------------------------------------------------------ Embedded Checkout
+  // The Checkout page itself is served by the emulator's Checkout module at
+  //   checkout.stripe.com /c/embedded/{cs_test_...}?client_secret=...&parent_origin=...
+  // and reports back with window.parent.postMessage:
+  //   {type: 'stripebench:checkout-complete', session: 'cs_test_...', return_url: '...'}
+  //   {type: 'stripebench:checkout-resize', height: 640}
+  //   {type: 'stripebench:checkout-redirect', url: '...'}   (navigate the top page)
+  function EmbeddedCheckout(stripe, options) {
+    this._stripe = stripe;
+    this._options = options || {};
+    this._frame = null;
+    this._onMessage = this._onMessage.bind(this);
+  }
+  EmbeddedCheckout.prototype._secret = function () {
+    var o = this._options;
+    if (o.clientSecret) return Promise.resolve(o.clientSecret);
+    if (typeof o.fetchClientSecret === 'function') return Promise.resolve(o.fetchClientSecret());
+    return Promise.reject(new Error('initEmbeddedCheckout needs fetchClientSecret or clientSecret.'));
+  };
+  EmbeddedCheckout.prototype.mount = function (target) {
+    var self = this;
+    var node = typeof target === 'string' ? document.querySelector(target) : target;
+    if (!node) throw new Error('The selector you specified (' + target + ') applies to no DOM elements.');
+    this._container = node;
+    return this._secret().then(function (secret) {
+      if (self._destroyed) return;
+      var session = String(secret).split('_secret_')[0];
+      var frame = document.createElement('iframe');
+      frame.name = 'embedded-checkout';
+      frame.title = 'Embedded Checkout';
+      frame.setAttribute('allow', 'payment *; publickey-credentials-get *');
+      frame.setAttribute('data-stripebench', 'embedded-checkout');
+      frame.style.cssText = 'border:none;width:100%;min-height:640px;display:block;';
+      frame.src = hostUrl('checkout.stripe.com', '/c/embedded/' + encodeURIComponent(session)) +
+        '?client_secret=' + encodeURIComponent(secret) + '&parent_origin=' +
+        encodeURIComponent(location.origin);
+      window.addEventListener('message', self._onMessage);
+      node.appendChild(frame);
+      self._frame = frame;
+    });
+  };
+  EmbeddedCheckout.prototype._onMessage = function (ev) {
+    var msg = ev.data;
+    if (!msg || !this._frame || ev.source !== this._frame.contentWindow) return;
+    if (msg.type === 'stripebench:checkout-resize' && msg.height) {
+      this._frame.style.height = msg.height + 'px';
+    } else if (msg.type === 'stripebench:checkout-complete') {
+      if (typeof this._options.onComplete === 'function') this._options.onComplete();
+      else if (msg.return_url) window.location.assign(msg.return_url);
+    } else if (msg.type === 'stripebench:checkout-redirect' && msg.url) {
+      window.location.assign(msg.url);
+    }
+  };
+  EmbeddedCheckout.prototype.unmount = function () {
+    window.removeEventListener('message', this._onMessage);
+    if (this._frame && this._frame.parentNode) this._frame.parentNode.removeChild(this._frame);
+    this._frame = null;
+  };
+  EmbeddedCheckout.prototype.destroy = function () {
+    this.unmount();
+    this._destroyed = true;
+  };
+
+  Stripe.prototype.initEmbeddedCheckout = function (options) {
+    return Promise.resolve(new EmbeddedCheckout(this, options));
+  };
+
+  // Element types the emulator does not draw fail loudly.
+  Stripe.prototype.initCheckout = function () {
+    throw new Error('initCheckout (Checkout Elements) is not supported by the local Stripe emulator.');
+  };
+
+  window.Stripe = Stripe;
+})();
