@@ -212,7 +212,7 @@ def test_scripted_partial_replay_scores_half(trial: dict[str, Any]) -> None:
     replay = json.loads((TASK / "solution" / "scripted_partial.json").read_text())
     assert replay == make_partial.replay(), "scripted_partial.json is stale: run make_partial"
     for call in replay:
-        assert call["name"] == "bash"
+        assert call["tool"] == "bash"
         run(["bash", "-c", call["args"]["command"]], trial["env"], trial["workdir"])
     reward = grade(trial)
     assert reward["total"] == pytest.approx(0.5)

@@ -50,7 +50,7 @@ def replay() -> list[dict[str, object]]:
             for c in generate(PUBLIC_SEED, DEFAULT_COUNT)[: DEFAULT_COUNT // 2]}
     program = f"ANSWERS = {json.dumps(json.dumps(half))}\n" + PROGRAM.lstrip()
     command = f"python3 - <<'PY'\n{program}PY\n"
-    return [{"name": "bash", "args": {"command": command, "timeout": 60}}]
+    return [{"tool": "bash", "args": {"command": command, "timeout": 60}}]
 
 
 def main() -> None:

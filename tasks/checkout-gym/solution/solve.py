@@ -11,29 +11,35 @@ from __future__ import annotations
 import json
 import os
 import sys
+import urllib.request
 from pathlib import Path
 from typing import Any
-
-import stripe
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import DEFAULT_COUNT, PUBLIC_SEED, generate, resolve  # noqa: E402
 
 
-def catalog_ids(client: Any) -> tuple[dict[str, str], dict[str, str]]:
-    """Price ids by lookup key and shipping-rate ids by their `lookup` metadata."""
-    prices = {p.lookup_key: p.id for p in client.v1.prices.list({"limit": 100}).data
-              if p.lookup_key}
-    rates = {r.metadata["lookup"]: r.id for r in client.v1.shipping_rates.list({"limit": 100}).data
-             if r.metadata and "lookup" in r.metadata}
+def _list(base: str, key: str, path: str) -> list[dict[str, Any]]:
+    request = urllib.request.Request(f"{base}{path}?limit=100",
+                                     headers={"Authorization": f"Bearer {key}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        data: list[dict[str, Any]] = json.load(response)["data"]
+    return data
+
+
+def catalog_ids(base: str, key: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Price ids by lookup key and shipping-rate ids by their `lookup` metadata (stdlib
+    only: the oracle runs with whatever python the sandbox has)."""
+    prices = {p["lookup_key"]: p["id"] for p in _list(base, key, "/v1/prices")
+              if p.get("lookup_key")}
+    rates = {r["metadata"]["lookup"]: r["id"] for r in _list(base, key, "/v1/shipping_rates")
+             if "lookup" in (r.get("metadata") or {})}
     return prices, rates
 
 
 def main() -> None:
     base = os.environ.get("STRIPE_API_BASE", "https://api.stripe.com").rstrip("/")
-    client = stripe.StripeClient(os.environ["STRIPE_SECRET_KEY"],
-                                 base_addresses={"api": base}, max_network_retries=2)
-    prices, rates = catalog_ids(client)
+    prices, rates = catalog_ids(base, os.environ["STRIPE_SECRET_KEY"])
     seed = int(os.environ.get("STRIPEBENCH_GYM_SEED") or PUBLIC_SEED)
     count = int(os.environ.get("STRIPEBENCH_GYM_COUNT") or DEFAULT_COUNT)
     answers = {str(item["number"]): resolve(item["params"], prices, rates)

@@ -86,7 +86,7 @@ def main() -> None:
     with _control(base) as control:
         hidden = hidden_clone(control, os.environ["STRIPE_SECRET_KEY"], seed)
     client = stripe_client(base, hidden["secret_key"])
-    prices, rates = catalog_ids(client)
+    prices, rates = catalog_ids(base, hidden["secret_key"])
     pages = []
     answers = {}
     for item in generate(seed, count):
