@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 REQUEST_OPTION_KEYS = {
@@ -70,11 +71,17 @@ class SdkModel:
 def _expr(node: ast.expr) -> ast.expr:
     """Unwrap string annotations ("Literal['']|Foo") into real expressions."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            return ast.parse(node.value, mode="eval").body
-        except SyntaxError:
-            return node
+        return _parse_annotation(node.value) or node
     return node
+
+
+@lru_cache(maxsize=65536)
+def _parse_annotation(text: str) -> ast.expr | None:
+    # The same annotation strings recur thousands of times; parsed nodes are never mutated.
+    try:
+        return ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
 
 
 def _name(node: ast.expr) -> str:
@@ -293,7 +300,11 @@ def _module_name(sdk: Path, path: Path) -> str:
 
 
 def _imports(tree: ast.Module) -> dict[str, str]:
-    return {alias.asname or alias.name: node.module for node in ast.walk(tree)
+    """Names imported at module level or under `if TYPE_CHECKING:`."""
+    stmts: list[ast.stmt] = []
+    for stmt in tree.body:
+        stmts.extend(stmt.body if isinstance(stmt, ast.If) else [stmt])
+    return {alias.asname or alias.name: node.module for node in stmts
             if isinstance(node, ast.ImportFrom) and node.module for alias in node.names}
 
 
@@ -346,12 +357,21 @@ class _Sdk:
     def __init__(self, sdk_dir: Path) -> None:
         self.dir = sdk_dir
         self.trees: dict[str, ast.Module] = {}
-        for path in sorted(sdk_dir.rglob("*.py")):
-            if path.name.startswith("_") and path.name != "__init__.py":
-                self.trees[_module_name(sdk_dir, path)] = ast.parse(path.read_text())
+        self.params: dict[str, Path] = {}  # parsed on demand: only what services use
+        for path in sorted(sdk_dir.rglob("_*.py")):
+            module = _module_name(sdk_dir, path)
+            if module.startswith("stripe.params."):
+                self.params[module] = path
+                continue
+            text = path.read_text()
+            # Only services (endpoints) and resources (objects) matter; skip the HTTP plumbing.
+            if module.endswith(("_service", "_services")) or "OBJECT_NAME" in text:
+                self.trees[module] = ast.parse(text)
 
     def classes(self, module: str) -> dict[str, ast.ClassDef]:
         tree = self.trees.get(module)
+        if tree is None and module in self.params:
+            tree = self.trees[module] = ast.parse(self.params[module].read_text())
         return {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)} if tree else {}
 
     def accessors(self) -> dict[tuple[str, str], str]:
@@ -390,7 +410,7 @@ class _Sdk:
     def methods(self, by_class: dict[tuple[str, str], str]) -> list[Method]:
         accessors = self.accessors()
         found: dict[tuple[str, str], Method] = {}
-        for module, tree in self.trees.items():
+        for module, tree in list(self.trees.items()):
             if not module.endswith("_service") or module.startswith("stripe.params."):
                 continue
             imported = _imports(tree)

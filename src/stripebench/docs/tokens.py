@@ -11,6 +11,7 @@ then stems every term the same way for documents and queries.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -75,6 +76,15 @@ def split_compound(word: str) -> list[str]:
     return [p for p in parts if p]
 
 
+@lru_cache(maxsize=262144)
+def _word_terms(raw: str) -> tuple[str, ...]:
+    """Terms of one word (the vocabulary repeats a lot, so this is cached)."""
+    word = raw.lower()
+    parts = split_compound(raw)
+    found = [word, *parts] if len(parts) > 1 else [word]
+    return tuple(t for t in found if t not in STOPWORDS)
+
+
 _CARD_NUMBER = re.compile(r"\b\d{4}(?:[ -]\d{4,6}){2,3}\b")
 
 
@@ -84,16 +94,9 @@ def terms(text: str) -> list[str]:
     out: list[str] = [re.sub(r"[ -]", "", m.group()) for m in _CARD_NUMBER.finditer(text)]
     for match in _WORD.finditer(text):
         raw = match.group().strip("_")
-        if not raw:
-            continue
-        word = raw.lower()
-        parts = split_compound(raw)
-        if len(parts) > 1:
-            out.append(word)
-            out.extend(parts)
-        else:
-            out.append(word)
-    return [t for t in out if t not in STOPWORDS]
+        if raw:
+            out.extend(_word_terms(raw))
+    return out
 
 
 def index_text(text: str) -> str:

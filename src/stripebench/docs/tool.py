@@ -7,11 +7,12 @@ from .index import Hit, get_index
 PASSAGE_CHARS = 1800
 
 
-def _passage(text: str, limit: int = PASSAGE_CHARS) -> str:
+def _passage(text: str, doc_id: str, limit: int = PASSAGE_CHARS) -> str:
     if len(text) <= limit:
         return text
     cut = text.rfind("\n", 0, limit)
-    return text[: cut if cut > limit // 2 else limit].rstrip() + "\n[...]"
+    return (text[: cut if cut > limit // 2 else limit].rstrip()
+            + f"\n[... {len(text) - limit} more characters: open doc id {doc_id}]")
 
 
 def format_hits(query: str, hits: list[Hit]) -> str:
@@ -20,7 +21,7 @@ def format_hits(query: str, hits: list[Hit]) -> str:
                 "(payment_intents, checkout.sessions), a parameter, or an error code.")
     parts = [f"{len(hits)} result(s) for {query!r}. Open a full page with its doc id."]
     for rank, h in enumerate(hits, 1):
-        parts.append(f"\n[{rank}] {h.title}\ndoc id: {h.doc_id}\n\n{_passage(h.text)}")
+        parts.append(f"\n[{rank}] {h.title}\ndoc id: {h.doc_id}\n\n{_passage(h.text, h.doc_id)}")
     return "\n".join(parts)
 
 
