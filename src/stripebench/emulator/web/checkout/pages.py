@@ -5,7 +5,7 @@ Routes (host checkout.stripe.com, also reachable at a plain path on the emulator
 * `GET /c/pay/{session}`: the hosted page (`session.url`).
 * `GET /c/embedded/{client_secret or session}`: the page Stripe.js mounts in an iframe for
   `initEmbeddedCheckout`; on completion it posts `{type: 'stripebench:checkout-complete',
-  session, redirect_url}` to its parent and sends the top window to `return_url`.
+  session, return_url}` to its parent and sends the top window to `return_url`.
 * `POST .../state` (cart changes), `POST .../confirm` (pay), `GET .../return` (back from
   3D Secure), `GET .../done` (our confirmation when there is nowhere to redirect),
   `GET /c/pay/{session}/recover` (after_expiration recovery), `GET /c/static/{name}`.
@@ -120,7 +120,7 @@ def _status_page(web: Web, ctx: Ctx, session: dict[str, Any], t: Translator,
     notify = ""
     if embedded and session["status"] == "complete":
         message = json.dumps({"type": "stripebench:checkout-complete", "session": session["id"],
-                              "redirect_url": complete.completion_url(session)})
+                              "return_url": complete.completion_url(session)})
         notify = f"<script>try{{window.parent.postMessage({message}, '*')}}catch(e){{}}</script>"
     html = (f"<!doctype html><html lang='{t.locale}'><head><meta charset='utf-8'>"
             f"<title>{_esc(title)}</title><link rel='stylesheet' "
@@ -162,6 +162,9 @@ def hosted_page(web: Web, session: str) -> Response:
 @_guard
 def embedded_page(web: Web, session: str) -> Response:
     ctx, obj = _context(web, session)
+    secret = web.request.query_params().get("client_secret")
+    if secret and secret != obj.get("client_secret"):
+        raise PageError(404, "No such Checkout Session.")
     if obj["ui_mode"] == "hosted_page":
         raise PageError(404, "This Checkout Session is not an embedded session.")
     return render_page(web, ctx, obj, embedded=True)
@@ -236,7 +239,7 @@ def _return(web: Web, session: str, embedded: bool) -> Response:
 
 def _embedded_redirect(url: str, session: dict[str, Any]) -> Response:
     message = json.dumps({"type": "stripebench:checkout-complete", "session": session["id"],
-                          "redirect_url": url})
+                          "return_url": url})
     target = json.dumps(url)
     return Response.html(
         "<!doctype html><meta charset='utf-8'><p>Redirecting…</p><script>"

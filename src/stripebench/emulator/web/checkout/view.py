@@ -51,6 +51,8 @@ def branding(session: dict[str, Any]) -> dict[str, Any]:
     return {"background": spec.get("background_color") or "#ffffff",
             "button": spec.get("button_color") or "#0074d4",
             "radius": RADII.get(spec.get("border_style") or "rounded", "6px"),
+            "box_radius": "12px" if spec.get("border_style") == "pill" else RADII.get(
+                spec.get("border_style") or "rounded", "6px"),
             "border_style": spec.get("border_style") or "rounded",
             "font": font, "font_css": font_css, "logo": logo, "icon": icon,
             "custom": bool(spec)}

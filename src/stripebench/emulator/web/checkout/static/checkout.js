@@ -163,8 +163,10 @@
   function completed(redirect) {
     if (embedded) {
       try {
+        // Stripe.js (web/stripejs/stripe.js) calls onComplete, or sends the top window to
+        // return_url when the page itself may not navigate it.
         window.parent.postMessage({type: "stripebench:checkout-complete", session: sessionId,
-                                   redirect_url: redirect || null}, "*");
+                                   return_url: redirect || null}, "*");
       } catch (e) { /* no parent */ }
       if (redirect) {
         try { window.top.location.href = redirect; return; } catch (e) { /* parent navigates */ }
