@@ -215,8 +215,8 @@ class BubblewrapSandbox:
     def _pinned_bundles(self) -> list[Path]:
         found = [Path("/etc/ssl/certs/ca-certificates.crt")]
         for tree in self.shared:
-            found += _pinned_in_tree(str(tree))   # read-only trees: cached per process
-        found += _pinned_in_tree.__wrapped__(str(self.workdir))
+            found += _pinned_in_installation(str(tree))
+        found += _pinned_in_tree(str(self.workdir))  # a task may ship its own venv
         return [p for p in found if p.is_file()]
 
     def _start(self) -> None:
@@ -407,6 +407,15 @@ class BubblewrapSandbox:
 
 
 @functools.cache
+def _pinned_in_installation(tree: str) -> list[Path]:
+    """Pinned bundles in a Python installation or venv (read-only: cached per process)."""
+    found: list[Path] = []
+    for site in Path(tree).glob("lib/python3*/site-packages"):
+        found += [site / p for p in ("stripe/data/ca-certificates.crt", "certifi/cacert.pem",
+                                     "pip/_vendor/certifi/cacert.pem")]
+    return found
+
+
 def _pinned_in_tree(tree: str) -> list[Path]:
     found = []
     for root, dirs, files in os.walk(tree):
