@@ -5,6 +5,10 @@ answer it) against a freshly built index and prints recall@1, recall@5, MRR, que
 latency (p50/p95) and index build time. A hit counts when its id equals an expected id,
 or is a section of an expected page (`guide/x` matches `guide/x#y`).
 
+Query sets: `core` (queries from the tasks' needs, written with the guides),
+`paraphrase` (re-worded questions; the guides' keywords were tuned on them) and
+`holdout` (written last and never tuned on: the honest figure for unseen wording).
+
     .venv/bin/python benchmarks/docs_search.py [--verbose] [--reuse]
 """
 
@@ -42,6 +46,7 @@ def main() -> int:
         top1 = top5 = 0
         rr: list[float] = []
         latencies: list[float] = []
+        by_set: dict[str, list[int]] = {}
         for case in cases:
             started = time.perf_counter()
             hits = index.search(case["q"], 5)
@@ -51,6 +56,7 @@ def main() -> int:
             top1 += rank == 1
             top5 += rank > 0
             rr.append(1 / rank if rank else 0.0)
+            by_set.setdefault(case.get("set", "core"), []).append(rank)
             if args.verbose and rank != 1:
                 print(f"{'MISS' if not rank else f'rank {rank}'}: {case['q']!r} expected "
                       f"{case['expect']} got {[h.doc_id for h in hits]}")
@@ -64,6 +70,10 @@ def main() -> int:
     print(f"recall@1         {top1 / n:.3f}")
     print(f"recall@5         {top5 / n:.3f}")
     print(f"MRR@5            {sum(rr) / n:.3f}")
+    for name, ranks in by_set.items():
+        at1 = sum(r == 1 for r in ranks) / len(ranks)
+        at5 = sum(r > 0 for r in ranks) / len(ranks)
+        print(f"  {name:11s} n={len(ranks):3d}  recall@1 {at1:.3f}  recall@5 {at5:.3f}")
     print(f"latency p50      {statistics.median(latencies):.1f} ms")
     print(f"latency p95      {q[18]:.1f} ms")
     return 0

@@ -128,6 +128,7 @@ def write_index(path: Path, sections: Iterable[Section]) -> int:
                              index_text(s.text), index_text(s.context)))
             con.execute("INSERT INTO fts (fts) VALUES ('optimize')")
         con.close()
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; the index is shared, not secret
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -65,6 +65,19 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "unsupported": ("unsupported", "emulator", "limit"),
     "emulator": ("emulator",),
     "sandbox": ("test", "mode"),
+    "installment": ("partial", "payment"),
+    "installments": ("partial", "payment"),
+    "renew": ("renewal", "period"),
+    "renews": ("renewal", "period"),
+    "renewal": ("renewal", "period"),
+    "authorize": ("authorize", "capture", "manual"),
+    "authorise": ("authorize", "capture", "manual"),
+    "reimburse": ("refund",),
+    "chargeback": ("dispute",),
+    "seller": ("connect", "connected", "account"),
+    "sellers": ("connect", "connected", "account"),
+    "portal": ("portal", "billing_portal"),
+    "receipt": ("receipt", "receipt_url"),
 }
 
 
