@@ -454,3 +454,24 @@ def test_options_read_back(client: stripe.StripeClient) -> None:
     assert s.branding_settings.button_color == "#ff5500"
     assert s.payment_method_types == ["card", "klarna"]
     assert s.invoice_creation.enabled and s.invoice_creation.invoice_data.footer == "Thanks"
+
+
+def test_invoice_creation_pays_an_invoice(emulator: Any, client: stripe.StripeClient) -> None:
+    coupon = client.v1.coupons.create(params={"amount_off": 500, "currency": "usd",
+                                              "duration": "once"})
+    s = payment_session(client, discounts=[{"coupon": coupon.id}],
+                        automatic_tax={"enabled": True},
+                        invoice_creation={"enabled": True, "invoice_data": {
+                            "footer": "Thanks for riding", "metadata": {"order": "9"}}},
+                        payment_intent_data={"metadata": {"order": "9"}})
+    assert confirm(emulator.base, s, billing={"country": "US", "state": "TX",
+                                              "postal_code": "73301"})["complete"]
+    done = client.v1.checkout.sessions.retrieve(
+        s.id, params={"expand": ["invoice", "payment_intent"]})
+    expected = 3500 + tax_table.tax_on(3500, 6.25, False)
+    assert done.amount_total == expected == done.payment_intent.amount
+    assert done.payment_intent.metadata["order"] == "9"
+    assert done.invoice.status == "paid" and done.invoice.amount_paid == expected
+    assert done.invoice.footer == "Thanks for riding" and done.invoice.customer == done.customer
+    payments = client.v1.invoice_payments.list(params={"invoice": done.invoice.id}).data
+    assert [p.payment.payment_intent for p in payments] == [done.payment_intent.id]

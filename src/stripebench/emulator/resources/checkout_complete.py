@@ -299,6 +299,9 @@ def _pay(ctx: Ctx, session: dict[str, Any], form: dict[str, Any], due: int) -> O
         return finish(ctx, session, "no_payment_required")
     pm = _payment_method(ctx, form, session)
     pi = ctx.maybe(session.get("payment_intent"), "payment_intent")
+    if pi is None and (session.get("invoice_creation") or {}).get("enabled"):
+        assert customer is not None
+        pi = _invoice_intent(ctx, session, customer, data, save)
     if pi is None or pi["status"] != "requires_payment_method":
         params: dict[str, Any] = {
             "amount": due, "currency": session["currency"], "payment_method_types": ["card"],
@@ -327,6 +330,64 @@ def _pay(ctx: Ctx, session: dict[str, Any], form: dict[str, Any], due: int) -> O
     payment_intents.confirm_intent(ctx, pi, {"payment_method": pm["id"],
                                              "return_url": return_url(ctx, session)})
     return after_intent(ctx, session, pi)
+
+
+def _invoice_intent(ctx: Ctx, session: dict[str, Any], customer: dict[str, Any],
+                    data: dict[str, Any], save: bool) -> dict[str, Any]:
+    """invoice_creation: an invoice for what was bought; its PaymentIntent takes the payment.
+
+    The invoice carries one item per line (after discounts), shipping and exclusive tax,
+    so its total is the session's; when the PaymentIntent succeeds the billing engine's
+    listener marks the invoice paid.
+    """
+    from ..billing import collect
+    from . import invoice_items, invoices
+    invoice_data = (session.get("invoice_creation") or {}).get("invoice_data") or {}
+    params: dict[str, Any] = {"customer": customer["id"], "currency": session["currency"],
+                              "metadata": invoice_data.get("metadata") or {}}
+    for key in ("description", "footer", "custom_fields"):
+        if invoice_data.get(key):
+            params[key] = invoice_data[key]
+    inv = invoices.create(ctx, params)
+    stored = (session.get("_last_totals") or {}).get("lines", {})
+    charges: list[tuple[str, int]] = []
+    from .checkout_totals import cart_items
+    for item in cart_items(session):
+        price = ctx.get(item["price"], "price")
+        product = ctx.maybe(price.get("product"), "product") or {}
+        amounts = stored.get(item["id"], {})
+        charges.append((f"{product.get('name') or price['id']} × {item.get('quantity') or 1}",
+                        amounts.get("amount_subtotal", 0) - amounts.get("amount_discount", 0)))
+    if (session.get("total_details") or {}).get("amount_shipping"):
+        charges.append(("Shipping", int(session["shipping_cost"]["amount_subtotal"])))
+    exclusive_tax = int(session["amount_total"]) - sum(amount for _, amount in charges)
+    if exclusive_tax > 0:  # tax added on top of lines and shipping
+        charges.append(("Tax", exclusive_tax))
+    for description, amount in charges:
+        if amount:
+            invoice_items.create(ctx, {"customer": customer["id"], "invoice": inv["id"],
+                                       "amount": amount, "currency": session["currency"],
+                                       "description": description})
+    collect.finalize(ctx, inv)
+    pi = collect.default_intent(ctx, inv)
+    if pi is None:
+        raise StripeError("The invoice for this Checkout Session has nothing to collect.")
+    pi["metadata"] = {**(pi.get("metadata") or {}), **(data.get("metadata") or {})}
+    for key in ("description", "receipt_email", "statement_descriptor"):
+        if data.get(key):
+            pi[key] = data[key]
+    usage = data.get("setup_future_usage") or ("off_session" if save else None)
+    if usage:
+        pi["setup_future_usage"] = usage
+    shipping = (session.get("collected_information") or {}).get("shipping_details")
+    if shipping:
+        pi["shipping"] = {"address": shipping["address"], "name": shipping["name"],
+                          "carrier": None, "phone": None, "tracking_number": None}
+    ctx.put(pi)
+    session["payment_intent"] = pi["id"]
+    session["invoice"] = inv["id"]
+    ctx.put(session)
+    return pi
 
 
 def after_intent(ctx: Ctx, session: dict[str, Any], intent: dict[str, Any]) -> Outcome:
