@@ -104,7 +104,7 @@ def test_starter_shop_pays_with_the_card_element(trial: dict[str, Any]) -> None:
         card = page.frame_locator("#card-element iframe")
         card.get_by_label(re.compile("card number", re.I)).fill("4242 4242 4242 4242")
         card.get_by_label(re.compile("expir", re.I)).fill("12 / 34")
-        card.get_by_label(re.compile("cvc", re.I)).fill("123")
+        card.get_by_label(re.compile("cvc|security code", re.I)).fill("123")
         page.get_by_role("button", name=re.compile("^Pay")).click()
         page.wait_for_url(re.compile(r"/orders/\d+"))
         reference = page.locator("code").inner_text()

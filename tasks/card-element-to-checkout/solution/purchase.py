@@ -34,8 +34,13 @@ def free_port() -> int:
 def start_shop(workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = {**os.environ, "PORT": str(port)}
+    base = os.environ.get("STRIPE_API_BASE", "")
+    if "STRIPE_JS_URL" not in env and base.startswith("http://"):
+        # No routing: Stripe.js comes from the emulator's plain path.
+        env["STRIPE_JS_URL"] = base.rstrip("/") + "/js.stripe.com/v3/"
+    log = open(workdir / ".oracle-shop.log", "wb")  # noqa: SIM115 - lives with the process
     proc = subprocess.Popen([sys.executable, "app.py"], cwd=workdir, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=log, stderr=subprocess.STDOUT)
     origin = f"http://127.0.0.1:{port}"
     for _ in range(200):
         try:
@@ -57,36 +62,25 @@ def checkout_frame(page: Page) -> Frame:
     return frame
 
 
-def fill(frame: Frame, label: str, value: str) -> None:
-    frame.get_by_label(re.compile(label, re.I)).first.fill(value)
-
-
 def pay(frame: Frame) -> None:
-    fill(frame, r"^email", "hiker@example.com")
-    promo = frame.get_by_label(re.compile("promotion code", re.I)).first
-    if not promo.is_visible():
-        frame.get_by_role("button", name=re.compile("add promotion code", re.I)).click()
-    promo.fill("TRAIL10")
-    frame.get_by_role("button", name=re.compile("^apply", re.I)).click()
-    frame.get_by_text("TRAIL10").first.wait_for(timeout=10_000)
-    fill(frame, r"^(full )?name", "Alex Hiker")
-    frame.get_by_label(re.compile("^country", re.I)).first.select_option("US")
-    fill(frame, r"address line 1|^address$", "1 Trailhead Road")
-    fill(frame, r"^city", "Boulder")
-    state = frame.get_by_label(re.compile("^state", re.I))
-    if state.count():
-        if state.first.evaluate("e => e.tagName") == "SELECT":
-            state.first.select_option("CO")
-        else:
-            state.first.fill("CO")
-    fill(frame, r"zip|postal", "80302")
-    fill(frame, r"card number", "4242 4242 4242 4242")
-    fill(frame, r"expir", "12 / 34")
-    fill(frame, r"cvc|security code", "123")
-    cardholder = frame.get_by_label(re.compile("cardholder|name on card", re.I))
-    if cardholder.count():
-        cardholder.first.fill("Alex Hiker")
-    frame.get_by_role("button", name=re.compile(r"^pay", re.I)).click()
+    """Fill the embedded Checkout form the way a customer would, field by field."""
+    frame.locator("#email").fill("hiker@example.com")
+    frame.locator("#promotion_code").fill("TRAIL10")
+    frame.locator("#apply-code").click()
+    frame.locator(".code-chip", has_text="TRAIL10").wait_for()
+    frame.locator("#shipping-name").fill("Alex Hiker")
+    frame.locator("#shipping-country").select_option("US")
+    frame.locator("#shipping-line1").fill("1 Trailhead Road")
+    frame.locator("#shipping-city").fill("Boulder")
+    frame.locator("#shipping-state").fill("CO")
+    frame.locator("#shipping-postal_code").fill("80302")
+    frame.locator("#card-number").fill("4242 4242 4242 4242")
+    frame.locator("#card-expiry").fill("12 / 34")
+    frame.locator("#card-cvc").fill("123")
+    frame.locator("#card-name").fill("Alex Hiker")
+    frame.locator("#billing-country").select_option("US")
+    frame.locator("#billing-postal_code").fill("80302")
+    frame.locator("#submit").click()
 
 
 def main() -> None:
@@ -106,11 +100,16 @@ def main() -> None:
             page.goto(origin + "/checkout")
             pay(checkout_frame(page))
             page.wait_for_url(re.compile(r"/checkout/return"), timeout=30_000)
+            heading = page.locator("h1").first.inner_text()
+            if page.locator("#session-id").count() == 0:
+                log_text = (workdir / ".oracle-shop.log").read_text()[-3000:]
+                raise SystemExit(f"the return page shows {heading!r}:\n{log_text}")
             session_id = page.locator("#session-id").inner_text().strip()
             browser.close()
     finally:
         shop.terminate()
         shop.wait(timeout=10)
+        (workdir / ".oracle-shop.log").unlink(missing_ok=True)
     if not session_id.startswith("cs_"):
         raise SystemExit(f"no Checkout Session id on the return page: {session_id!r}")
     out = workdir / "submission" / "checkout_session_id.txt"

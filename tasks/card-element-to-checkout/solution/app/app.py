@@ -167,20 +167,22 @@ def checkout_return() -> object:
 
 
 def record_order(checkout_session: stripe.checkout.Session) -> int:
+    data = checkout_session.to_dict()
     skus = {row["stripe_lookup_key"]: row["sku"] for row in products()}
-    items = [{"sku": skus.get(item.price.lookup_key, item.price.id), "quantity": item.quantity,
-              "unit_amount": item.price.unit_amount}
-             for item in checkout_session.line_items.data]
-    details = checkout_session.get("shipping_details") or {}
-    totals_ = checkout_session.total_details
+    items = [{"sku": skus.get(item["price"]["lookup_key"], item["price"]["id"]),
+              "quantity": item["quantity"], "unit_amount": item["price"]["unit_amount"]}
+             for item in data["line_items"]["data"]]
+    # 2020-08-27 calls the collected address `shipping`; later versions `shipping_details`.
+    details = data.get("shipping") or data.get("shipping_details") or {}
+    amounts = data.get("total_details") or {}
     cur = db().execute(
         "INSERT INTO orders (email, shipping_name, shipping_address, items, subtotal, "
         "discount_code, discount, shipping, total, stripe_reference) "
         "VALUES (?,?,?,?,?,?,?,?,?,?)",
-        ((checkout_session.customer_details or {}).get("email"), details.get("name"),
-         json.dumps(details.get("address") or {}), json.dumps(items),
-         checkout_session.amount_subtotal, None, totals_.amount_discount,
-         totals_.amount_shipping, checkout_session.amount_total, checkout_session.id))
+        ((data.get("customer_details") or {}).get("email"), details.get("name"),
+         json.dumps(details.get("address") or {}), json.dumps(items), data["amount_subtotal"],
+         None, amounts.get("amount_discount", 0), amounts.get("amount_shipping", 0),
+         data["amount_total"], data["id"]))
     for item in items:
         db().execute("UPDATE products SET stock = stock - ? WHERE sku = ?",
                      (item["quantity"], item["sku"]))
