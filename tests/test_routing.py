@@ -301,5 +301,10 @@ def test_trial_sandbox_routes_to_the_emulator_named_in_its_env(
         assert json.loads(body)["email"] == "trial@example.com"
         direct = box.exec(f"curl -sS -m 3 {emulator.base}/_emulator/health")
         assert direct.exit_code != 0  # nor is the control plane
+        # an agent clearing out processes cannot take routing down with them
+        box.exec("pkill -9 python3; pkill -f relay; kill -INT 1; kill -9 -1", timeout=10)
+        again = box.exec("curl -sS --fail-with-body https://api.stripe.com/v1/customers/"
+                         + made.id + ' -u "$STRIPE_SECRET_KEY:"')
+        assert again.ok and json.loads(again.stdout)["id"] == made.id
     finally:
         box.stop()

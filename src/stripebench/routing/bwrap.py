@@ -176,7 +176,9 @@ class BubblewrapSandbox:
         self.logs.mkdir(parents=True, exist_ok=True)
 
     def bwrap_args(self) -> list[str]:
-        args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+        # --as-pid-1: the relay is the namespace's init, which signals from inside cannot
+        # kill, so an agent's `pkill python` cannot take routing (or the sandbox) down.
+        args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1",
                 "--hostname", "sandbox"]
         if os.geteuid() != 0:
             # Unprivileged: in a user namespace, as its root, so the relay may take port

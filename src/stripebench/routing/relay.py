@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import socket
 import sys
 import time
@@ -120,7 +121,24 @@ def probe(address: str, timeout: float) -> bool:
         time.sleep(0.05)
 
 
+def become_init() -> None:
+    """As the sandbox's PID 1: reap orphans, and ignore the signals an agent's
+    `pkill python` or `kill -9 -1` would send (the kernel never delivers an unhandled
+    signal to a namespace's init from inside it, but Python handles SIGINT itself)."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(sig, signal.SIG_IGN)
+
+    def reap(*_: object) -> None:
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+
+    signal.signal(signal.SIGCHLD, reap)
+
+
 def main(argv: list[str]) -> int:
+    if os.getpid() == 1:
+        become_init()
     if argv[:1] == ["--probe"] and len(argv) >= 2:
         timeout = float(argv[3]) if argv[2:3] == ["--timeout"] and len(argv) > 3 else 0.0
         return 0 if probe(argv[1], timeout) else 1
