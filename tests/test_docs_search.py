@@ -220,3 +220,15 @@ def test_cli_search_show_build(index: DocsIndex, cache_dir: Path, tmp_path: Path
                                "top_score": 0}) + "\n")
     unhelpful = run("unhelpful", str(log))
     assert unhelpful.returncode == 0 and "'zzqxv'" in unhelpful.stdout
+
+
+def test_search_and_record_and_transcript_style_records(index: DocsIndex) -> None:
+    from stripebench.docs.log import search_and_record
+
+    text, record = search_and_record("embedded checkout return_url", 2, trial="t2")
+    assert "doc id: guide/checkout/embedded" in text
+    assert record["trial"] == "t2" and len(record["results"]) == 2
+    assert record["results"][0]["doc_id"].startswith("guide/checkout/embedded")
+    # a transcript that only counted results still yields the empty ones
+    bad = unhelpful_queries([{"query": "a", "results": 0}, {"query": "b", "results": 3}])
+    assert [(u.query, u.reason) for u in bad] == [("a", "no results")]

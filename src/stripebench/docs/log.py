@@ -1,7 +1,8 @@
 """Record documentation queries and find the ones that found nothing useful.
 
 The harness gives each trial a `QueryLog` (a JSONL file in the trial record) and calls
-`record()` for every search the agent makes — or wraps the tool with `logged_search`.
+`record()` for every search the agent makes — or wraps the tool with `logged_search`, or
+calls `search_and_record()` and keeps the record in its own transcript.
 `stripebench report` feeds the records to `unhelpful_queries()` to list queries with no
 hits or weak hits: Stripe found documentation bugs this way.
 
@@ -90,6 +91,12 @@ def read_log(path: str | Path) -> list[dict[str, Any]]:
     return out
 
 
+def search_and_record(query: str, limit: int = 5, **extra: Any) -> tuple[str, dict[str, Any]]:
+    """The tool's text for the agent and the record to keep in the trial's transcript."""
+    hits = get_index().search(query, limit)
+    return format_hits(query, hits), make_record(query, hits, limit, **extra)
+
+
 def logged_search(log: QueryLog, **extra: Any) -> Callable[[str, int], str]:
     """A `search_stripe_documentation` that also records each query in `log`."""
 
@@ -119,17 +126,20 @@ def unhelpful_queries(records: Iterable[dict[str, Any]], min_coverage: float = M
     found: dict[str, Unhelpful] = {}
     for r in records:
         query = str(r.get("query", ""))
-        results = r.get("results") or []
+        raw = r.get("results")
+        # Records from `make_record` list the hits; a transcript may only count them.
+        results = raw if isinstance(raw, list) else []
+        count = len(results) if isinstance(raw, list) else int(raw or 0)
         score = float(r.get("top_score", 0.0))
-        cov = float(r.get("coverage", 0.0))
-        if not results:
+        cov = float(r.get("coverage", 1.0 if count else 0.0))
+        if not count:
             reason = "no results"
-        elif cov < min_coverage or score < min_score:
+        elif cov < min_coverage or (min_score and score < min_score):
             reason = "weak match"
         else:
             continue
         key = " ".join(query.lower().split())
         prev = found.get(key)
-        top = results[0]["doc_id"] if results else ""
+        top = str(results[0].get("doc_id", "")) if results else ""
         found[key] = Unhelpful(query, reason, top, score, cov, (prev.count if prev else 0) + 1)
     return sorted(found.values(), key=lambda u: (-u.count, u.query))
