@@ -263,3 +263,12 @@ def test_unprivileged_user_gets_the_same_sandbox(emulator: RunningEmulator,
         assert (home / "work").stat().st_uid == 65534 != os.geteuid()
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+@needs_bwrap
+def test_a_stopped_sandbox_says_so(layout: dict[str, Path]) -> None:
+    box = BubblewrapSandbox(layout["mine"])
+    box.stop()
+    with pytest.raises(SandboxError, match="stopped"):
+        box.exec("true")
+    box.stop()  # idempotent

@@ -258,6 +258,8 @@ class BubblewrapSandbox:
 
     def enter_argv(self, argv: Sequence[str], cwd: str | None = None) -> list[str]:
         """argv that runs `argv` inside the sandbox, capabilities dropped, in `cwd`."""
+        if self._holder is None or self._holder.poll() is not None:
+            raise SandboxError("the sandbox has been stopped; nothing can run in it")
         enter = ["nsenter", "-t", str(self.ns_pid), "-m", "-n", "-p", "-i", "-u"]
         if self._enter_user:
             enter += ["-U", "--preserve-credentials"]
