@@ -232,3 +232,16 @@ def test_search_and_record_and_transcript_style_records(index: DocsIndex) -> Non
     # a transcript that only counted results still yields the empty ones
     bad = unhelpful_queries([{"query": "a", "results": 0}, {"query": "b", "results": 3}])
     assert [(u.query, u.reason) for u in bad] == [("a", "no results")]
+
+
+def test_fidelity_notes_are_indexed_when_present(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    notes = tmp_path / "fidelity.md"
+    notes.write_text("# Emulator fidelity\n\nIntro.\n\n## Not supported\n\nSEPA debit flows.\n")
+    monkeypatch.setattr(guide_pages, "REPO_FIDELITY", notes)
+    before = fingerprint()
+    sections = {s.doc_id: s for s in guide_pages.guide_sections()}
+    assert sections["emulator/fidelity#not-supported"].kind == "emulator"
+    assert "SEPA debit" in sections["emulator/fidelity#not-supported"].text
+    notes.write_text("# Emulator fidelity\n\nChanged.\n")
+    assert fingerprint() != before
