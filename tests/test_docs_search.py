@@ -23,8 +23,10 @@ QUERIES = json.loads((ROOT / "benchmarks" / "docs_queries.json").read_text())
 
 @pytest.fixture(scope="module")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One cache directory shared by xdist workers (the build lock makes them share it)."""
-    shared = tmp_path_factory.getbasetemp().parent / "docs-cache"
+    """A fresh cache per test session, shared by its xdist workers (the build lock makes
+    one of them build while the other waits)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "docs-cache"
     shared.mkdir(exist_ok=True)
     old = os.environ.get("STRIPEBENCH_CACHE_DIR")
     os.environ["STRIPEBENCH_CACHE_DIR"] = str(shared)
