@@ -280,15 +280,19 @@ class BubblewrapSandbox:
                             on_start=self._groups.add)
 
     def run_attached(self, argv: Sequence[str], env: dict[str, str] | None = None) -> int:
-        """Run with this terminal's stdin/stdout/stderr (what `stripebench exec` does)."""
-        proc = subprocess.Popen(self.enter_argv(list(argv)), env=self.env | (env or {}),
-                                cwd=self.workdir, start_new_session=True)
-        self._groups.add(proc.pid)
+        """Run with this terminal's stdin/stdout/stderr (what `stripebench exec` does).
+
+        The command stays in our process group, so the terminal's Ctrl-C reaches it
+        directly; we only wait (ignoring SIGINT ourselves) and return its exit code."""
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
+            proc = subprocess.Popen(self.enter_argv(list(argv)), env=self.env | (env or {}),
+                                    cwd=self.workdir,
+                                    preexec_fn=lambda: signal.signal(signal.SIGINT,
+                                                                     signal.SIG_DFL))
             return proc.wait()
-        except KeyboardInterrupt:
-            kill_group(proc.pid, signal.SIGINT)
-            return proc.wait()
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
     def popen(self, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
         """Start a process inside without waiting (the caller owns its pipes)."""
