@@ -475,3 +475,30 @@ def test_invoice_creation_pays_an_invoice(emulator: Any, client: stripe.StripeCl
     assert done.invoice.footer == "Thanks for riding" and done.invoice.customer == done.customer
     payments = client.v1.invoice_payments.list(params={"invoice": done.invoice.id}).data
     assert [p.payment.payment_intent for p in payments] == [done.payment_intent.id]
+
+
+def test_every_page_string_is_translated() -> None:
+    from stripebench.emulator.web.checkout.locales import EN, STRINGS
+    assert set(STRINGS) >= {"en", "fr", "de", "es", "ja"}
+    for locale, table in STRINGS.items():
+        assert set(table) == set(EN), locale
+
+
+@pytest.mark.parametrize("locale,words", [
+    ("fr", ["Payer", "Sous-total", "Numéro de carte", "12,50\u00a0$US"]),
+    ("de", ["Bezahlen", "Zwischensumme", "Kartennummer", "12,50\u00a0$"]),
+    ("es", ["Pagar", "Subtotal", "Número de tarjeta", "12,50\u00a0US$"]),
+    ("ja", ["支払う", "小計", "カード番号", "$12.50"]),
+    ("auto", ["Pay", "Subtotal", "Card number", "$12.50"]),
+])
+def test_page_language_follows_locale(client: stripe.StripeClient, locale: str,
+                                      words: list[str]) -> None:
+    p = price(client, 1250)
+    s = client.v1.checkout.sessions.create(params={
+        "mode": "payment", "locale": locale, "success_url": SUCCESS,
+        "line_items": [{"price": p.id, "quantity": 1}]})
+    html = httpx.get(s.url, headers={"accept-language": "en-US,en;q=0.9"}).text
+    lang = "en" if locale == "auto" else locale
+    assert f'<html lang="{lang}">' in html
+    for word in words:
+        assert word in html, word

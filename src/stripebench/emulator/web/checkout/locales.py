@@ -15,6 +15,11 @@ ZERO_DECIMAL = {"bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "
 SUPPORTED = ("en", "fr", "de", "es", "ja")
 
 EN: dict[str, str] = {
+    "unit_business_day_one": "1 business day",
+    "unit_day_one": "1 day",
+    "unit_hour_one": "1 hour",
+    "unit_week_one": "1 week",
+    "unit_month_one": "1 month",
     "currency_code": "Currency: {code}",
     "pay_merchant": "Pay {merchant}", "subscribe_to": "Subscribe to {name}",
     "try_product": "Try {name}", "setup_title": "Set up a payment method with {merchant}",
@@ -92,6 +97,11 @@ EN: dict[str, str] = {
 }
 
 FR: dict[str, str] = {
+    "unit_business_day_one": "1 jour ouvré",
+    "unit_day_one": "1 jour",
+    "unit_hour_one": "1 heure",
+    "unit_week_one": "1 semaine",
+    "unit_month_one": "1 mois",
     "currency_code": "Devise : {code}",
     "pay_merchant": "Payer {merchant}", "subscribe_to": "S'abonner à {name}",
     "try_product": "Essayer {name}",
@@ -178,6 +188,11 @@ FR: dict[str, str] = {
 }
 
 DE: dict[str, str] = {
+    "unit_business_day_one": "1 Werktag",
+    "unit_day_one": "1 Tag",
+    "unit_hour_one": "1 Stunde",
+    "unit_week_one": "1 Woche",
+    "unit_month_one": "1 Monat",
     "currency_code": "Währung: {code}",
     "pay_merchant": "{merchant} bezahlen", "subscribe_to": "{name} abonnieren",
     "try_product": "{name} testen",
@@ -259,6 +274,11 @@ DE: dict[str, str] = {
 }
 
 ES: dict[str, str] = {
+    "unit_business_day_one": "1 día hábil",
+    "unit_day_one": "1 día",
+    "unit_hour_one": "1 hora",
+    "unit_week_one": "1 semana",
+    "unit_month_one": "1 mes",
     "currency_code": "Moneda: {code}",
     "pay_merchant": "Pagar a {merchant}", "subscribe_to": "Suscribirse a {name}",
     "try_product": "Probar {name}",
@@ -341,6 +361,11 @@ ES: dict[str, str] = {
 }
 
 JA: dict[str, str] = {
+    "unit_business_day_one": "1営業日",
+    "unit_day_one": "1日",
+    "unit_hour_one": "1時間",
+    "unit_week_one": "1週間",
+    "unit_month_one": "1か月",
     "currency_code": "通貨: {code}",
     "pay_merchant": "{merchant} に支払う", "subscribe_to": "{name} に登録",
     "try_product": "{name} を試す",
@@ -526,6 +551,8 @@ class Translator:
         def part(bound: dict[str, Any] | None) -> str | None:
             if not bound:
                 return None
+            if int(bound["value"]) == 1:
+                return self(f"unit_{bound['unit']}_one")
             return self(f"unit_{bound['unit']}", n=bound["value"])
         low, high = part(estimate.get("minimum")), part(estimate.get("maximum"))
         if low and high:
