@@ -308,3 +308,41 @@ def test_trial_sandbox_routes_to_the_emulator_named_in_its_env(
         assert again.ok and json.loads(again.stdout)["id"] == made.id
     finally:
         box.stop()
+
+
+CHECKOUT_SCRIPT = """
+import os, stripe
+stripe.api_key = os.environ["STRIPE_SECRET_KEY"]
+session = stripe.checkout.Session.create(
+    mode="payment", success_url="http://127.0.0.1:8000/done",
+    line_items=[{"quantity": 1, "price_data": {"currency": "usd", "unit_amount": 1234,
+                                               "product_data": {"name": "Routed Mug"}}}])
+print(session.url)
+"""
+
+
+def test_checkout_redirect_reaches_the_hosted_page(emulator: RunningEmulator,
+                                                   account: dict[str, str],
+                                                   tmp_path: Path) -> None:
+    """Docs-style Checkout: the SDK (defaults) returns a checkout.stripe.com URL, and the
+    browser the harness drives opens it from inside the sandbox."""
+    from playwright.sync_api import sync_playwright
+
+    (tmp_path / "checkout.py").write_text(CHECKOUT_SCRIPT)
+    env = {"STRIPE_SECRET_KEY": account["secret_key"], "STRIPE_API_BASE": emulator.base}
+    box = make_sandbox("bwrap", tmp_path, env)
+    try:
+        made = box.exec(["python", "checkout.py"])
+        assert made.ok, made.stderr
+        url = made.stdout.strip()
+        assert url.startswith("https://checkout.stripe.com/c/pay/cs_test_")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(**launch_options(box))  # type: ignore[arg-type]
+            page = browser.new_page()
+            response = page.goto(url)
+            assert response is not None and response.status == 200
+            text = page.inner_text("body")
+            browser.close()
+        assert "Routed Mug" in text and "$12.34" in text
+    finally:
+        box.stop()
