@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import httpx
 import pytest
 import stripe
 
+from conftest import free_port
 from stripebench.harness.fixtures import seed
 from stripebench.harness.task import load_task
 
@@ -237,6 +239,14 @@ def test_setup_hides_the_sessions_and_the_app_serves_them(trial: dict[str, Any])
     session_id = data["challenges"][0]["client_secret"].split("_secret_")[0]
     with pytest.raises(stripe.InvalidRequestError):
         agent.v1.checkout.sessions.retrieve(session_id)
+    # Nor can it act on the hidden account: it is no connected account of the agent's.
+    hidden_account = key["hidden_account"]
+    with pytest.raises(stripe.PermissionError):
+        agent.v1.checkout.sessions.list(options={"stripe_account": hidden_account})
+    # The publishable key the page gets cannot list them either.
+    listed = httpx.get(f"{base}/v1/checkout/sessions",
+                       headers={"Authorization": "Bearer " + data["publishable_key"]})
+    assert listed.status_code == 401
     # The hidden sessions use the very price ids the agent can list.
     agent_prices = {p.id for p in agent.v1.prices.list({"limit": 100}).data}
     hidden = httpx.get(f"{base}/v1/checkout/sessions/{session_id}/line_items",
@@ -252,8 +262,6 @@ def _hidden_key(base: str, data: dict[str, Any]) -> str:
 
 
 def test_app_serves_every_challenge_page(tmp_path: Path) -> None:
-    from conftest import free_port
-
     challenges = {"publishable_key": "pk_test_gymexample",
                   "challenges": [{"number": n, "client_secret": f"cs_test_{n}_secret_x"}
                                  for n in (1, 2, 3)]}
@@ -271,7 +279,6 @@ def test_app_serves_every_challenge_page(tmp_path: Path) -> None:
                 if httpx.get(f"{origin}/healthz").status_code == 200:
                     break
             except httpx.TransportError:
-                import time
                 time.sleep(0.05)
         index = httpx.get(origin + "/").text
         assert all(f"/challenges/{n}" in index for n in (1, 2, 3))
@@ -302,3 +309,67 @@ def test_generator_catalog_matches_the_fixtures() -> None:
              if c["path"] == "/v1/shipping_rates"}
     assert prices == generate.PRICES
     assert rates == set(generate.RATES)
+
+
+def _visible_texts(params: dict[str, Any], names: dict[str, str],
+                   rates: dict[str, str]) -> list[str]:
+    """Strings a page must show for its parameters to be recoverable from it."""
+    texts = [names[i["price"]] for key in ("line_items", "optional_items")
+             for i in params.get(key, [])]
+    for field in params.get("custom_fields", []):
+        texts.append(field["label"]["custom"])
+        texts += [o["label"] for o in field.get("dropdown", {}).get("options", [])]
+    texts += [block["message"] for block in params.get("custom_text", {}).values()]
+    for option in params.get("shipping_options", []):
+        texts.append(option["shipping_rate_data"]["display_name"]
+                     if "shipping_rate_data" in option else rates[option["shipping_rate"]])
+    return texts
+
+
+def test_every_page_shows_what_its_answer_needs(trial: dict[str, Any]) -> None:
+    """Solvability: each public-seed page, drawn in Chromium through the gym app, shows
+    its products, custom fields and options, custom text and shipping options."""
+    from playwright.sync_api import sync_playwright
+
+    key = prepare(trial)
+    base = trial["emulator"].base
+    agent = stripe.StripeClient(trial["account"]["secret_key"], base_addresses={"api": base})
+    names = {p.id: p.product.name for p in agent.v1.prices.list(
+        {"limit": 100, "expand": ["data.product"]}).data}
+    rates = {r.id: r.display_name for r in agent.v1.shipping_rates.list({"limit": 100}).data}
+    port = free_port()
+    env = {**os.environ, "PORT": str(port),
+           "CHALLENGES_FILE": str(trial["workdir"] / "challenges.json"),
+           "STRIPE_JS_URL": f"{base}/js.stripe.com/v3/"}
+    app = subprocess.Popen([sys.executable, str(TASK / "environment" / "app.py")], env=env)
+    missing: dict[str, list[str]] = {}
+    try:
+        origin = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                httpx.get(f"{origin}/healthz")
+                break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=[
+                "--headless", "--no-sandbox", "--disable-gpu",
+                "--disable-background-networking"])
+            page = browser.new_page()
+            for number, params in key["answers"].items():
+                page.goto(f"{origin}/challenges/{number}")
+                page.wait_for_selector("#checkout iframe", timeout=15_000)
+                frame = page.query_selector("#checkout iframe").content_frame()  # type: ignore[union-attr]
+                assert frame is not None
+                frame.wait_for_selector("#submit", timeout=15_000)
+                shown = frame.evaluate(
+                    "document.body.innerText + '\\n' + [...document.querySelectorAll('option')]"
+                    ".map(o => o.textContent).join('\\n')")
+                lost = [t for t in _visible_texts(params, names, rates) if t not in shown]
+                if lost:
+                    missing[number] = lost
+            browser.close()
+    finally:
+        app.terminate()
+        app.wait(timeout=10)
+    assert not missing, missing
