@@ -502,3 +502,26 @@ def test_page_language_follows_locale(client: stripe.StripeClient, locale: str,
     assert f'<html lang="{lang}">' in html
     for word in words:
         assert word in html, word
+
+
+def test_pre_2022_08_01_shipping_shape(emulator: Any, account: dict[str, str]) -> None:
+    old = make_client(emulator, account, "2020-08-27")
+    new = make_client(emulator, account)
+    p = price(new, 1000)
+    rate = new.v1.shipping_rates.create(params={
+        "display_name": "Post", "type": "fixed_amount",
+        "fixed_amount": {"amount": 300, "currency": "usd"}})
+    raw = old.raw_request("post", "/v1/checkout/sessions", mode="payment",
+                          success_url=SUCCESS, cancel_url="https://shop.test/c",
+                          payment_method_types=["card"], shipping_rates=[rate.id],
+                          shipping_address_collection={"allowed_countries": ["US"]},
+                          line_items=[{"price": p.id, "quantity": 1}])
+    legacy = old.deserialize(raw, api_mode="V1")
+    assert legacy.shipping_rate == rate.id and legacy.amount_total == 1300
+    assert legacy.customer_creation == "always" and "shipping_cost" not in legacy
+    shipping = {"name": "Old Timer", "line1": "1 Elm", "city": "Reno", "postal_code": "89501",
+                "country": "US", "state": "NV"}
+    assert confirm(emulator.base, legacy, shipping=shipping)["complete"]
+    got = old.deserialize(old.raw_request("get", f"/v1/checkout/sessions/{legacy.id}"),
+                          api_mode="V1")
+    assert got.shipping.name == "Old Timer" and got.customer

@@ -24,6 +24,7 @@ DAHLIA = "2026-03-25.dahlia"  # ui_mode enum values renamed
 ENDIVE = "2026-09-30.endive"  # payment_method_types param removed
 BASIL = "2025-03-31.basil"  # top-level shipping_details removed
 ACACIA_COLLECTED = "2025-02-24.acacia"  # collected_information added
+SHIPPING_2022 = "2022-08-01"  # shipping -> shipping_details, shipping_rates param removed
 OLD_UI_MODES = {"hosted": "hosted_page", "embedded": "embedded_page", "custom": "elements"}
 NEW_UI_MODES = {v: k for k, v in OLD_UI_MODES.items()}
 
@@ -502,3 +503,26 @@ def top_level_shipping_details(ctx: Ctx, obj: dict[str, Any]) -> None:
 @response_change(ACACIA_COLLECTED, "checkout.session")
 def no_collected_information(ctx: Ctx, obj: dict[str, Any]) -> None:
     obj.pop("collected_information", None)
+
+
+@request_change(SHIPPING_2022)
+def old_shipping_rates_param(ctx: Ctx, method: str, template: str,
+                             params: dict[str, Any]) -> dict[str, Any]:
+    """Before 2022-08-01: `shipping_rates[]` and a payment-mode customer_creation of always."""
+    if template != "/v1/checkout/sessions" or method != "POST":
+        return params
+    params = dict(params)
+    if "shipping_rates" in params:
+        rates = params.pop("shipping_rates") or []
+        params["shipping_options"] = [{"shipping_rate": r} for r in rates]
+    if params.get("mode") == "payment" and "customer_creation" not in params and not params.get(
+            "customer"):
+        params["customer_creation"] = "always"
+    return params
+
+
+@response_change(SHIPPING_2022, "checkout.session")
+def old_shipping_fields(ctx: Ctx, obj: dict[str, Any]) -> None:
+    obj["shipping"] = obj.pop("shipping_details", None)
+    cost = obj.pop("shipping_cost", None) or {}
+    obj["shipping_rate"] = cost.get("shipping_rate")
