@@ -255,6 +255,10 @@ class LocalSandbox:
         if probe is not None:
             wait_until_ready(probe, name=name, timeout=timeout, proc=proc, log_path=log_path)
 
+    def expose_port(self, port: int) -> int:
+        """The host port where the sandbox's `port` is reachable (here: the same one)."""
+        return port
+
     def stop(self) -> None:
         for pgid in list(self._groups):
             kill_group(pgid)
