@@ -12,7 +12,7 @@ import httpx
 import pytest
 import stripe
 
-from checkout_helpers import CARD_DECLINED, confirm, price, state
+from checkout_helpers import CARD_3DS, CARD_DECLINED, confirm, price, state
 from stripebench.emulator import tax_table
 
 SUCCESS = "https://shop.test/success?session_id={CHECKOUT_SESSION_ID}"
@@ -525,3 +525,34 @@ def test_pre_2022_08_01_shipping_shape(emulator: Any, account: dict[str, str]) -
     got = old.deserialize(old.raw_request("get", f"/v1/checkout/sessions/{legacy.id}"),
                           api_mode="V1")
     assert got.shipping.name == "Old Timer" and got.customer
+
+
+def test_subscription_promotion_code_and_3ds(emulator: Any, client: stripe.StripeClient) -> None:
+    plan = price(client, 2000, "Plan", recurring={"interval": "month"})
+    fee = price(client, 1000, "Fee")
+    coupon = client.v1.coupons.create(params={"percent_off": 50, "duration": "repeating",
+                                              "duration_in_months": 3})
+    promo = client.v1.promotion_codes.create(params={
+        "promotion": {"type": "coupon", "coupon": coupon.id}, "code": "HALF"})
+    s = client.v1.checkout.sessions.create(params={
+        "mode": "subscription", "success_url": SUCCESS, "allow_promotion_codes": True,
+        "line_items": [{"price": plan.id, "quantity": 2}, {"price": fee.id, "quantity": 1}]})
+    assert state(emulator.base, s, action="promotion_code", code="half")["errors"] == {}
+    assert confirm(emulator.base, s)["complete"]
+    done = client.v1.checkout.sessions.retrieve(s.id, params={"expand": ["subscription",
+                                                                        "invoice"]})
+    assert done.amount_total == 2500 == done.invoice.amount_paid
+    assert done.discounts[0].promotion_code == promo.id
+    assert done.subscription.status == "active" and done.payment_status == "paid"
+    secure = client.v1.checkout.sessions.create(params={
+        "mode": "subscription", "success_url": SUCCESS,
+        "line_items": [{"price": plan.id, "quantity": 1}]})
+    first = confirm(emulator.base, secure, card={"number": CARD_3DS, "expiry": "12/34",
+                                                 "cvc": "123", "name": "J"})
+    assert not first["complete"] and "3d_secure" in first["redirect"]
+    challenge = httpx.post(first["redirect"], data={"outcome": "approve"},
+                           follow_redirects=False)
+    back = httpx.get(challenge.headers["location"], follow_redirects=False)
+    assert back.status_code == 303 and back.headers["location"].startswith("https://shop.test/")
+    paid = client.v1.checkout.sessions.retrieve(secure.id, params={"expand": ["subscription"]})
+    assert paid.payment_status == "paid" and paid.subscription.status == "active"
