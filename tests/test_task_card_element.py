@@ -70,9 +70,13 @@ def grade(trial: dict[str, Any], shop_url: str) -> dict[str, Any]:
     snapshot = httpx.get(f"{trial['emulator'].base}/_emulator/accounts/"
                          f"{trial['account']['id']}/snapshot").json()
     Path(trial["env"]["STRIPEBENCH_FINAL_SNAPSHOT"]).write_text(json.dumps(snapshot))
-    done = subprocess.run([sys.executable, str(TASK / "tests" / "grade.py")],
+    # As the harness does: the hidden tests arrive in the workdir only for grading.
+    grader_dir = trial["workdir"] / ".stripebench" / "grader"
+    shutil.copytree(TASK / "tests", grader_dir / "tests", dirs_exist_ok=True)
+    done = subprocess.run([sys.executable, "tests/grade.py"],
                           env={**os.environ, **trial["env"], "SHOP_URL": shop_url},
-                          cwd=TASK, capture_output=True, text=True, timeout=120)
+                          cwd=grader_dir, capture_output=True, text=True, timeout=120)
+    shutil.rmtree(grader_dir)
     assert done.returncode == 0, done.stdout + done.stderr
     reward: dict[str, Any] = json.loads((trial["tmp"] / "reward.json").read_text())
     return reward

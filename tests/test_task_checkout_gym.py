@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -58,7 +59,11 @@ def prepare(trial: dict[str, Any], **env: str) -> dict[str, Any]:
 
 
 def grade(trial: dict[str, Any]) -> dict[str, Any]:
-    run([sys.executable, str(TASK / "tests" / "grade.py")], trial["env"], TASK)
+    # As the harness does: the hidden tests arrive in the workdir only for grading.
+    grader_dir = trial["workdir"] / ".stripebench" / "grader"
+    shutil.copytree(TASK / "tests", grader_dir / "tests", dirs_exist_ok=True)
+    run([sys.executable, "tests/grade.py"], trial["env"], grader_dir)
+    shutil.rmtree(grader_dir)
     reward: dict[str, Any] = json.loads(trial["reward"].read_text())
     return reward
 

@@ -106,9 +106,12 @@ def order_recorded(workdir: Path, session: dict[str, Any]) -> bool:
 
 
 def card_element_removed(workdir: Path) -> bool:
+    # The shop's own code only: not hidden folders (the harness puts this grader in
+    # .stripebench/), virtualenvs or node_modules.
     code = "\n".join(p.read_text(errors="replace") for p in workdir.rglob("*")
                      if p.suffix in (".py", ".js", ".html") and p.is_file()
-                     and "node_modules" not in p.parts and ".venv" not in p.parts)
+                     and not any(part.startswith(".") or part in ("node_modules", "venv")
+                                 for part in p.relative_to(workdir).parts))
     legacy = [r"""elements\.create\(\s*['"]card['"]""", r"PaymentIntent\.create",
               r"confirmation_method", r"""['"]/pay['"]"""]
     return "initEmbeddedCheckout" in code and not any(re.search(p, code) for p in legacy)
