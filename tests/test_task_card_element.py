@@ -162,3 +162,24 @@ def test_oracle_migrates_buys_in_chromium_and_scores_one(trial: dict[str, Any]) 
                                                         {"expand": ["discounts.promotion_code"]})
     assert session.discounts[0].promotion_code.code == "TRAIL10"
     assert session.amount_total == (1800 + 2500 + 3200) * 90 // 100 + 600
+
+
+def test_proven_under_the_harness(tmp_path: Path) -> None:
+    """The real trial loop (sandbox, the shop as a service, restart, hidden grader):
+    the oracle's Chromium purchase scores 1.0 and noop 0.0."""
+    from stripebench.harness.agents.simple import NoopAgent, OracleAgent
+    from stripebench.harness.emulator import Emulator
+    from stripebench.harness.trial import TrialConfig, run_trial
+
+    task = load_task(TASK)
+    server = Emulator.start()
+    try:
+        rewards = {}
+        for name, agent in [("oracle", OracleAgent()), ("noop", NoopAgent())]:
+            record = run_trial(task, 0, tmp_path / name, agent, server,
+                               TrialConfig("proof", name, None))
+            assert record["status"] == "completed", record["error"]
+            rewards[name] = record["reward"]
+    finally:
+        server.stop()
+    assert rewards == {"oracle": 1.0, "noop": 0.0}

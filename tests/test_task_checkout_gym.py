@@ -378,3 +378,26 @@ def test_every_page_shows_what_its_answer_needs(trial: dict[str, Any]) -> None:
         app.terminate()
         app.wait(timeout=10)
     assert not missing, missing
+
+
+def test_proven_under_the_harness(tmp_path: Path) -> None:
+    """The real trial loop (setup step, sandbox, services, hidden grader): oracle 1.0,
+    noop 0.0, the scripted half-replay 0.5."""
+    from stripebench.harness.agents.simple import NoopAgent, OracleAgent, ScriptedAgent
+    from stripebench.harness.emulator import Emulator
+    from stripebench.harness.trial import TrialConfig, run_trial
+
+    task = load_task(TASK)
+    server = Emulator.start()
+    try:
+        rewards = {}
+        for name, agent in [("oracle", OracleAgent()), ("noop", NoopAgent()),
+                            ("scripted", ScriptedAgent(TASK / "solution" /
+                                                       "scripted_partial.json"))]:
+            record = run_trial(task, 0, tmp_path / name, agent, server,
+                               TrialConfig("proof", name, None))
+            assert record["status"] == "completed", record["error"]
+            rewards[name] = record["reward"]
+    finally:
+        server.stop()
+    assert rewards == {"oracle": 1.0, "noop": 0.0, "scripted": 0.5}
