@@ -272,3 +272,15 @@ def test_a_stopped_sandbox_says_so(layout: dict[str, Path]) -> None:
     with pytest.raises(SandboxError, match="stopped"):
         box.exec("true")
     box.stop()  # idempotent
+
+
+@needs_bwrap
+def test_only_a_grader_sandbox_gets_the_stripebench_package(layout: dict[str, Path]) -> None:
+    probe = ["python", "-c", "import stripebench.grading"]
+    with BubblewrapSandbox(layout["mine"]) as agent_box:
+        assert agent_box.exec(probe).exit_code != 0
+    grader_box = make_sandbox("bwrap", layout["mine"], share_package=True)
+    try:
+        assert grader_box.exec(probe).ok
+    finally:
+        grader_box.stop()

@@ -90,6 +90,11 @@ def repo_root() -> Path:
     return Path(stripebench.__file__).resolve().parents[2]
 
 
+def package_source() -> Path:
+    """The directory holding the `stripebench` package (src/ in a checkout)."""
+    return Path(stripebench.__file__).resolve().parents[1]
+
+
 def default_shared() -> list[Path]:
     """Read-only trees tools need: the Python install, the venv, the repo's node_modules."""
     shared = {Path(sys.base_prefix).resolve(), Path(sys.prefix)}
@@ -106,8 +111,10 @@ def _under_system(path: Path) -> bool:
 class BubblewrapSandbox:
     def __init__(self, workdir: Path | str, env: dict[str, str] | None = None, *,
                  routing: Routing | None = None, shared: Sequence[Path | str] | None = None,
-                 extra_ro: Iterable[Path | str] = (), certificates: Certificates | None = None
-                 ) -> None:
+                 extra_ro: Iterable[Path | str] = (), certificates: Certificates | None = None,
+                 share_package: bool = False) -> None:
+        """`share_package`: also mount stripebench's own source read-only (graders import
+        `stripebench.grading`; an agent's sandbox does not need it)."""
         if not bwrap_works():
             raise SandboxError("bubblewrap cannot create namespaces here (needs root or "
                                "unprivileged user namespaces); use the local sandbox")
@@ -116,6 +123,8 @@ class BubblewrapSandbox:
         self.routing = routing
         self.shared = [Path(p) for p in (shared if shared is not None else default_shared())]
         self.shared += [Path(p) for p in extra_ro]
+        if share_package:
+            self.shared.append(package_source())
         self.rundir = Path(tempfile.mkdtemp(prefix="stripebench-sandbox-"))
         self.inside = self.rundir / "inside"      # bound at INSIDE
         self.sockets = self.inside / "sock"       # bound read-write (unix sockets)
