@@ -69,13 +69,15 @@ def _adjustable(spec: dict[str, Any] | None, quantity: int, param: str) -> dict[
     return {"enabled": True, "maximum": maximum, "minimum": minimum}
 
 
-def _price_for_item(ctx: Ctx, item: dict[str, Any], param: str) -> dict[str, Any]:
+def _price_for_item(ctx: Ctx, item: dict[str, Any], param: str,
+                    owner: str | None = None) -> dict[str, Any]:
     if item.get("price") and item.get("price_data"):
         raise InvalidRequest("You may only specify one of these parameters: price, price_data.",
                              param=f"{param}[price_data]")
     if item.get("price"):
         price = ctx.get(item["price"], "price", f"{param}[price]")
-        if not price["active"]:
+        # A Payment Link's own inline prices stay usable by the sessions it opens.
+        if not price["active"] and not (owner and price.get("_inline_for") == owner):
             raise InvalidRequest(f"The price specified ({price['id']}) is inactive. This "
                                  "field only accepts active prices.", param=f"{param}[price]")
         product = ctx.maybe(price["product"], "product")
@@ -101,15 +103,18 @@ def _price_for_item(ctx: Ctx, item: dict[str, Any], param: str) -> dict[str, Any
         price_params["product_data"] = product_data
     price = build_price(ctx, price_params)
     price["active"] = False  # inline prices are archived: usable only by this session
+    if owner:
+        price["_inline_for"] = owner
     ctx.put(price)
     return price
 
 
-def build_items(ctx: Ctx, raw: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
+def build_items(ctx: Ctx, raw: list[dict[str, Any]], mode: str,
+                owner: str | None = None) -> list[dict[str, Any]]:
     items = []
     for index, item in enumerate(raw):
         param = f"line_items[{index}]"
-        price = _price_for_item(ctx, item, param)
+        price = _price_for_item(ctx, item, param, owner)
         if mode == "payment" and price["type"] == "recurring":
             raise InvalidRequest("You specified `payment` mode but passed a recurring price. "
                                  "Either switch to `subscription` mode or use only one-time "

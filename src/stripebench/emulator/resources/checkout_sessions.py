@@ -33,6 +33,12 @@ NEW_UI_MODES = {v: k for k, v in OLD_UI_MODES.items()}
 
 @api("POST", "/v1/checkout/sessions")
 def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    return build_session(ctx, params)
+
+
+def build_session(ctx: Ctx, params: dict[str, Any], payment_link: str | None = None,
+                  ) -> dict[str, Any]:
+    """A new open session; `payment_link` when a Payment Link opens it."""
     mode = params.get("mode")
     if not mode:
         raise InvalidRequest("Missing required param: mode.", code="parameter_missing",
@@ -77,7 +83,7 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         customer = ctx.get(params["customer"], "customer", "customer")
     subscription_data = _subscription_data(ctx, params.get("subscription_data"))
     expires_at = cp.check_expiry(ctx, params)
-    items = cp.build_items(ctx, raw_items, mode)
+    items = cp.build_items(ctx, raw_items, mode, payment_link)
     optional_public, optional_private = cp.build_optional_items(
         ctx, params.get("optional_items"), mode)
     currency = cp.session_currency(ctx, params, items + optional_private)
@@ -130,7 +136,7 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         name_collection=_name_collection(params.get("name_collection")),
         optional_items=optional_public,
         origin_context=params.get("origin_context"),
-        payment_intent=None, payment_link=None,
+        payment_intent=None, payment_link=payment_link,
         payment_method_collection=(params.get("payment_method_collection") or "always")
         if mode in ("subscription", "setup") else params.get("payment_method_collection"),
         payment_method_configuration_details=None,

@@ -25,6 +25,7 @@ STRIPE_HOSTS = (
     "m.stripe.network", "q.stripe.com", "r.stripe.com", "b.stripecdn.com",
     "hooks.stripe.com", "billing.stripe.com", "pay.stripe.com", "invoice.stripe.com",
     "merchant-ui-api.stripe.com", "dashboard.stripe.com", "meter-events.stripe.com",
+    "buy.stripe.com",
 )
 
 PageHandler = Callable[..., "Response | Awaitable[Response]"]

@@ -2,4 +2,5 @@
 
 from __future__ import annotations
 
+from . import links as links  # registers buy.stripe.com
 from . import pages as pages  # registers the routes

@@ -115,6 +115,7 @@ def _status_page(web: Web, ctx: Ctx, session: dict[str, Any], t: Translator,
         email = (session.get("customer_details") or {}).get("email") or ""
         body = t("complete_body", email=email) if email else ""
         after = ((session.get("custom_text") or {}).get("after_submit") or {}).get("message")
+        body = session.get("_confirmation_message") or body  # a Payment Link's own message
     else:
         title, body, after = t("expired_title"), t("expired_body"), None
     notify = ""
