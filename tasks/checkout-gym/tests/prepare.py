@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -58,8 +59,9 @@ def hidden_clone(control: httpx.Client, secret_key: str, seed: int) -> dict[str,
     hidden_id = f"acct_1gym{digest[:16]}"
     objects = [o for o in snap["objects"] if o.get("object") in CATALOG_TYPES]
     keep = {o["id"] for o in objects}
-    meta = dict(snap["account"], id=hidden_id, secret_key=f"sk_test_gym{digest[16:56]}",
-                publishable_key=f"pk_test_gym{digest[24:64]}", seed=f"gym:{digest}",
+    # Ids may be predictable; the keys must not be: this code is public.
+    meta = dict(snap["account"], id=hidden_id, secret_key=f"sk_test_gym{secrets.token_hex(24)}",
+                publishable_key=f"pk_test_gym{secrets.token_hex(24)}", seed=f"gym:{digest}",
                 counter=0, parent=None)
     clone = {"account": meta, "objects": objects,
              "order": {t: [i for i in ids if i in keep] for t, ids in snap["order"].items()
