@@ -106,16 +106,21 @@ def test_starter_shop_pays_with_the_card_element(trial: dict[str, Any]) -> None:
                              ("Postal code", "80302")]:
             page.get_by_label(label, exact=True).fill(value)
         card = page.frame_locator("#card-element iframe")
-        card.get_by_label(re.compile("card number", re.I)).fill("4242 4242 4242 4242")
+        number = card.get_by_label(re.compile("card number", re.I))
+        number.fill("4000 0000 0000 0002")  # declined: the shop shows Stripe's message
         card.get_by_label(re.compile("expir", re.I)).fill("12 / 34")
         card.get_by_label(re.compile("cvc|security code", re.I)).fill("123")
+        page.get_by_role("button", name=re.compile("^Pay")).click()
+        page.locator("#payment-message", has_text="declined").wait_for()
+        number.fill("4242 4242 4242 4242")
         page.get_by_role("button", name=re.compile("^Pay")).click()
         page.wait_for_url(re.compile(r"/orders/\d+"))
         reference = page.locator("code").inner_text()
         browser.close()
     assert reference.startswith("ch_")  # read from the 2020-08-27 `charges` list
     intents = sdk(trial).v1.payment_intents.list().data
-    assert [(i.amount, i.status) for i in intents] == [(3480, "succeeded")]
+    assert [(i.amount, i.status) for i in intents] == [(3480, "succeeded"),
+                                                       (3480, "requires_payment_method")]
 
 
 def test_noop_scores_zero(trial: dict[str, Any]) -> None:
