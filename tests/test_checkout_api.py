@@ -274,6 +274,17 @@ def test_discounts_shipping_and_tax_totals(emulator: Any, client: stripe.StripeC
     assert done.automatic_tax.status == "complete"
     assert done.discounts[0].coupon == coupon.id
     assert done.shipping_cost.shipping_rate == express
+    assert done.total_details.breakdown is None  # only when expanded
+    expanded = client.v1.checkout.sessions.retrieve(
+        s.id, params={"expand": ["total_details.breakdown"]}).total_details.breakdown
+    assert [d.amount for d in expanded.discounts] == [1000]
+    assert expanded.discounts[0].discount.id.startswith("di_")
+    assert expanded.discounts[0].discount.source.coupon == coupon.id
+    assert sum(t.amount for t in expanded.taxes) == tax
+    assert expanded.taxes[0].rate.percentage == 19.0 and expanded.taxes[0].rate.country == "DE"
+    again = client.v1.checkout.sessions.retrieve(
+        s.id, params={"expand": ["total_details.breakdown"]}).total_details.breakdown
+    assert again.taxes[0].rate.id == expanded.taxes[0].rate.id
 
 
 def test_tax_table_is_documented_and_deterministic() -> None:
@@ -544,6 +555,7 @@ def test_subscription_promotion_code_and_3ds(emulator: Any, client: stripe.Strip
     assert done.amount_total == 2500 == done.invoice.amount_paid
     assert done.discounts[0].promotion_code == promo.id
     assert done.subscription.status == "active" and done.payment_status == "paid"
+    assert client.v1.promotion_codes.retrieve(promo.id).times_redeemed == 1
     secure = client.v1.checkout.sessions.create(params={
         "mode": "subscription", "success_url": SUCCESS,
         "line_items": [{"price": plan.id, "quantity": 1}]})

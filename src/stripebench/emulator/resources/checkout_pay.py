@@ -351,14 +351,12 @@ def completion_url(session: dict[str, Any]) -> str | None:
 def finish(ctx: Ctx, session: dict[str, Any], payment_status: str) -> Outcome:
     session["status"] = "complete"
     session["payment_status"] = payment_status
-    for entry in session.get("discounts") or []:
+    # Subscription discounts are counted by the billing engine when it applies them.
+    for entry in (session.get("discounts") or []) if session["mode"] != "subscription" else []:
         for object_id, kind in ((entry.get("promotion_code"), "promotion_code"),
                                 (entry.get("coupon"), "coupon")):
             obj = ctx.maybe(object_id, kind)
-            if obj is not None and kind == "promotion_code":
-                obj["times_redeemed"] = int(obj.get("times_redeemed") or 0) + 1
-                ctx.put(obj)
-            elif obj is not None and not session.get("subscription"):
+            if obj is not None:
                 obj["times_redeemed"] = int(obj.get("times_redeemed") or 0) + 1
                 ctx.put(obj)
     ctx.put(session)

@@ -299,9 +299,11 @@ def refresh_totals(ctx: Ctx, session: dict[str, Any], country: str | None = None
         return totals
     session["amount_subtotal"] = totals.amount_subtotal
     session["amount_total"] = totals.amount_total
+    from .checkout_breakdown import summary
     session["total_details"] = {"amount_discount": totals.amount_discount,
                                 "amount_shipping": totals.amount_shipping,
-                                "amount_tax": totals.amount_tax, "breakdown": None}
+                                "amount_tax": totals.amount_tax, "breakdown": None,
+                                "_breakdown": summary(totals, session)}
     if session.get("shipping_cost"):
         tax = totals.shipping_tax
         inclusive = (ctx.maybe(session["shipping_cost"]["shipping_rate"], "shipping_rate")
