@@ -85,6 +85,10 @@ def test_api_reference_has_checkout_create_with_nested_params(index: DocsIndex) 
 
 
 def test_object_pages_and_resource_overview(index: DocsIndex) -> None:
+    nested = index.show("api/checkout.sessions.line_items/list")
+    assert nested is not None  # node's own name for the nested list, read from stripe-node
+    assert "`stripe.checkout.sessions.listLineItems(session, {...})`" in nested.text
+    assert "`client.v1.checkout.sessions.line_items.list(session, params={...})`" in nested.text
     obj = index.show("api/payment_intent/object")
     assert obj is not None and "`latest_charge` (expandable id of Charge" in obj.text
     overview = index.show("api/invoices")

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 
 from .corpus import Section
+from .node_sdk import node_methods, path_key
 from .sdk_model import Field, Method, ObjectDoc, SdkModel
 
 # Parameters on nearly every endpoint: listed on the method page, never their own section.
@@ -32,8 +33,13 @@ def resource_of(method: Method) -> str:
     return prefix + ".".join(segments)
 
 
+def node_name(m: Method) -> str:
+    """The stripe-node call for `m`: read from the installed node SDK when there is one."""
+    return node_methods().get(path_key(m.http_method, m.path)) or node_call(m.python)
+
+
 def node_call(python: str) -> str:
-    """client.v1.payment_intents.attach_payment -> stripe.paymentIntents.attachPayment."""
+    """Fallback: client.v1.payment_intents.capture -> stripe.paymentIntents.capture."""
     if not python:
         return ""
     parts = python.split(".")[1:]
@@ -88,11 +94,12 @@ def _all_names(f: Field) -> Iterator[str]:
 
 def method_sections(m: Method, doc_id: str, resource: str) -> Iterator[Section]:
     call = f"{m.http_method} {m.path}"
-    node = node_call(m.python)
+    node = node_name(m)
     title = f"{_human(resource)} — {m.name.replace('_', ' ')} ({call})"
     lines = [call]
     if m.python:
-        lines.append(f"Python: `{m.python}(params={{...}})`  Node: `{node}(...)`")
+        ids = "".join(f"{a}, " for a in re.findall(r"\{(\w+)\}", m.path))
+        lines.append(f"Python: `{m.python}({ids}params={{...}})`  Node: `{node}({ids}{{...}})`")
     if m.description:
         lines += ["", m.description]
     if m.returns:

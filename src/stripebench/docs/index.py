@@ -24,6 +24,7 @@ from pathlib import Path
 
 from . import guide_pages as guides
 from .corpus import Section
+from .node_sdk import node_sdk_version
 from .tokens import index_text, query_terms
 
 INDEX_FORMAT = "2"
@@ -78,9 +79,10 @@ def _sdk_dir() -> tuple[str, Path]:
 
 
 def fingerprint() -> str:
-    """Hash of the inputs: SDK file names and sizes, guides, extra docs, this code."""
+    """Hash of the inputs: SDK file names and sizes (python; node's version), guides,
+    extra docs, this code."""
     version, sdk = _sdk_dir()
-    h = hashlib.sha256(f"{INDEX_FORMAT}\n{version}\n".encode())
+    h = hashlib.sha256(f"{INDEX_FORMAT}\n{version}\n{node_sdk_version()}\n".encode())
     for path in sorted(sdk.rglob("*.py")):
         h.update(f"{path.relative_to(sdk)}:{path.stat().st_size}\n".encode())
     own = sorted(Path(__file__).parent.glob("*.py"))
