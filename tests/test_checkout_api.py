@@ -98,6 +98,9 @@ def test_list_filters_and_expire(emulator: Any, client: stripe.StripeClient) -> 
     assert [s.id for s in listed.data] == [a.id]
     expired = client.v1.checkout.sessions.expire(b.id)
     assert expired.status == "expired"
+    assert "This checkout session has expired" in httpx.get(b.url).text
+    closed = httpx.post(b.url + "/confirm", json={"email": "x@example.com"}).json()
+    assert not closed["complete"] and closed["errors"]
     assert [s.id for s in client.v1.checkout.sessions.list(
         params={"status": "expired"}).data] == [b.id]
     err = error_of(lambda: client.v1.checkout.sessions.expire(b.id))

@@ -185,6 +185,32 @@ stripe.initEmbeddedCheckout({{fetchClientSecret: () => Promise.resolve(
     assert done.customer_details.email == "member@example.com"
 
 
+def test_embedded_payment_calls_on_complete(page: Page, emulator: Any, account: dict[str, str],
+                                            client: stripe.StripeClient) -> None:
+    """redirect_on_completion=never: no navigation, Stripe.js calls onComplete."""
+    item = price(client, 3900, "Race entry")
+    session = client.v1.checkout.sessions.create(params={
+        "mode": "payment", "ui_mode": "embedded_page", "redirect_on_completion": "never",
+        "submit_type": "book", "line_items": [{"price": item.id, "quantity": 1}]})
+    SHOP_PAGES["/race"] = f"""<!doctype html><html><head>
+<script src="{emulator.base}/js.stripe.com/v3/"></script></head><body>
+<p id="status">waiting</p><div id="checkout"></div><script>
+Stripe({account['publishable_key']!r}).initEmbeddedCheckout({{
+  clientSecret: {session.client_secret!r},
+  onComplete: () => {{ document.getElementById('status').textContent = 'completed'; }},
+}}).then((c) => c.mount('#checkout'));
+</script></body></html>"""
+    page.goto(f"{SHOP}/race")
+    frame = page.frame_locator("iframe[name=embedded-checkout]")
+    frame.get_by_label("Email").fill("runner@example.com")
+    fill_card(frame)
+    frame.get_by_role("button", name="Book").click()
+    expect(page.locator("#status")).to_have_text("completed")
+    assert page.url == f"{SHOP}/race"
+    done = client.v1.checkout.sessions.retrieve(session.id)
+    assert done.status == "complete" and done.payment_status == "paid"
+
+
 def test_setup_mode_saves_a_card(page: Page, client: stripe.StripeClient) -> None:
     customer = client.v1.customers.create(params={"email": "saver@example.com"})
     session = client.v1.checkout.sessions.create(params={
