@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -251,3 +252,32 @@ def test_fidelity_notes_are_indexed_when_present(tmp_path: Path,
     assert "SEPA debit" in sections["emulator/fidelity#not-supported"].text
     notes.write_text("# Emulator fidelity\n\nChanged.\n")
     assert fingerprint() != before
+
+
+def test_sdk_calls_in_guides_exist_in_the_installed_sdks() -> None:
+    """Every `client.v1...(` and legacy `stripe.Resource.method(` in the guides is a real
+    python SDK callable, and every `stripe.resource.method(` a real stripe-node one."""
+    import stripe
+
+    text = "\n".join(p.read_text() for p in guide_pages.guide_files())
+    client = stripe.StripeClient("sk_test_docs")
+    python_calls = set(re.findall(r"\bclient\.(v1(?:\.\w+)+)\(", text))
+    dotted = set(re.findall(r"\bstripe((?:\.\w+){2,})\(", text))
+    legacy = {d for d in dotted if any(p[:1].isupper() for p in d.split(".") if p)}
+    node_calls = sorted(f"stripe{d}" for d in dotted - legacy)
+    assert len(python_calls) > 20 and len(node_calls) > 20
+
+    def resolve(root: object, path: str) -> object:
+        for part in path.strip(".").split("."):
+            root = getattr(root, part, None)
+        return root
+
+    assert [c for c in python_calls if not callable(resolve(client, c))] == []
+    assert [c for c in legacy if not callable(resolve(stripe, c))] == []
+    check = ("const S = require('stripe'); const s = new S('sk_test_docs');"
+             "console.log(JSON.stringify(JSON.parse(process.argv[1]).filter(c => {"
+             "let o = s; for (const p of c.split('.').slice(1)) o = o == null ? o : o[p];"
+             "return typeof o !== 'function'; })));")
+    out = subprocess.run(["node", "-e", check, json.dumps(node_calls)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(out.stdout) == []
