@@ -115,6 +115,10 @@ def build_items(ctx: Ctx, raw: list[dict[str, Any]], mode: str,
     for index, item in enumerate(raw):
         param = f"line_items[{index}]"
         price = _price_for_item(ctx, item, param, owner)
+        if price.get("custom_unit_amount"):
+            from ..errors import Unsupported
+            raise Unsupported("prices with custom_unit_amount (customer-chosen amounts) in "
+                              "Checkout", param=f"{param}[price]")
         if mode == "payment" and price["type"] == "recurring":
             raise InvalidRequest("You specified `payment` mode but passed a recurring price. "
                                  "Either switch to `subscription` mode or use only one-time "

@@ -281,7 +281,9 @@ def subscription_params(ctx: Ctx, session: dict[str, Any], customer: dict[str, A
     if pm is not None:
         params["default_payment_method"] = pm["id"]
     for key in ("trial_period_days", "trial_end", "billing_cycle_anchor", "description",
-                "default_tax_rates"):
+                "default_tax_rates", "trial_settings", "billing_mode", "invoice_settings",
+                "pending_invoice_item_interval", "application_fee_percent", "on_behalf_of",
+                "transfer_data"):
         if data.get(key) is not None:
             params[key] = data[key]
     if data.get("billing_cycle_anchor") is not None:
