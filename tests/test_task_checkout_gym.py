@@ -162,7 +162,7 @@ def test_order_keys_and_defaults_do_not_matter() -> None:
                              strict=True):
         option["value"] = value
     answer["custom_fields"][0]["dropdown"]["default_value"] = "y"
-    answer.update(locale="auto", submit_type="auto", billing_address_collection="auto",
+    answer.update(locale="auto", submit_type="pay", billing_address_collection="auto",
                   ui_mode="embedded", return_url="https://x.test/{CHECKOUT_SESSION_ID}",
                   phone_number_collection={"enabled": False})
     answer["line_items"][0]["adjustable_quantity"] = {"enabled": False}  # price_b, now first

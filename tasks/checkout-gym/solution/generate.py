@@ -269,7 +269,8 @@ def challenge(rng: random.Random, number: int, difficulty: str,
     if "billing_address" in features:
         params["billing_address_collection"] = "required"
     if "submit_type" in features:
-        params["submit_type"] = rng.choice(["pay", "book", "donate"])
+        # "pay" would draw the same button as the default ("auto"): not recoverable.
+        params["submit_type"] = rng.choice(["book", "donate"])
     return {"number": number, "difficulty": difficulty, "params": params}
 
 

@@ -4,8 +4,8 @@ A session's parameters become a set of (path, value) leaves that say only what a
 can show:
 
 - defaults are dropped (locale auto, quantities' 0..99 bounds, `enabled: false`, submit
-  type auto, billing address auto, consent none, currency usd), so writing a default
-  out loud neither helps nor hurts;
+  type auto — and pay / subscribe, which draw the same button —, billing address auto,
+  consent none, currency usd), so writing a default out loud neither helps nor hurts;
 - lists Stripe treats as sets are keyed, not indexed: line and optional items by price,
   shipping options by what the customer sees (name, amount in the session currency,
   delivery estimate — so a catalog rate id and equivalent inline rate data score the
@@ -169,6 +169,7 @@ def leaves(params: Any, rates: dict[str, dict[str, Any]]) -> set[Leaf]:
     if not isinstance(params, dict):
         return set()
     currency = str(params.get("currency") or "usd").lower()
+    mode = str(params.get("mode") or "payment")
     out: list[Leaf] = []
     for key, value in params.items():
         if key in IGNORED or value is None:
@@ -209,7 +210,9 @@ def leaves(params: Any, rates: dict[str, dict[str, Any]]) -> set[Leaf]:
             if value != "auto":
                 out.append((key, _norm(value)))
         elif key == "submit_type":
-            if value != "auto":
+            # The default button already reads "Pay" / "Subscribe": those equal "auto".
+            same_as_auto = {"payment": "pay", "subscription": "subscribe"}.get(mode)
+            if value not in ("auto", same_as_auto):
                 out.append((key, _norm(value)))
         elif key == "subscription_data" and isinstance(value, dict):
             for sub_key, sub_value in value.items():
