@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -281,3 +282,72 @@ def test_sdk_calls_in_guides_exist_in_the_installed_sdks() -> None:
     out = subprocess.run(["node", "-e", check, json.dumps(node_calls)], cwd=ROOT,
                          capture_output=True, text=True, timeout=60, check=True)
     assert json.loads(out.stdout) == []
+
+
+def _call_name(node: ast.expr) -> str:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _unknown_keys(value: ast.expr, spec: dict, path: str) -> list[str]:
+    """Dict keys in a params literal that the SDK's schema does not declare."""
+    if "anyOf" in spec:
+        kind = "object" if isinstance(value, ast.Dict) else "array"
+        spec = next((s for s in spec["anyOf"] if s.get("type") == kind), {})
+    if isinstance(value, ast.Dict) and "properties" in spec:
+        bad = []
+        for key, sub in zip(value.keys, value.values, strict=True):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                if key.value not in spec["properties"]:
+                    bad.append(f"{path}.{key.value}")
+                else:
+                    bad += _unknown_keys(sub, spec["properties"][key.value], f"{path}.{key.value}")
+        return bad
+    if isinstance(value, ast.List) and "items" in spec:
+        return [b for e in value.elts for b in _unknown_keys(e, spec["items"], path + "[]")]
+    return []
+
+
+def test_python_snippets_in_guides_use_parameters_the_sdk_declares(index: DocsIndex) -> None:
+    from stripebench.emulator import schema
+
+    endpoints = {}  # python accessor -> (verb, path), from the generated reference
+    for doc_id in index.ids():
+        page = index.show(doc_id) if doc_id.startswith("api/") and "#" not in doc_id else None
+        lines = page.text.splitlines() if page else []
+        found = re.search(r"Python: `(client\.[\w.]+)\(", lines[1]) if len(lines) > 1 else None
+        if found:
+            verb, path = lines[0].split(" ", 1)
+            endpoints[found.group(1)] = (verb, path)
+
+    def problems(code: str, default: str) -> list[str]:
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:  # a fragment of session params: `"key": value,` lines
+            fragment = ast.parse("{" + code + "}", mode="eval").body
+            return _unknown_keys(fragment, schema.endpoint(*endpoints[default])["params"],
+                                 default)
+        bad = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _call_name(node.func) in endpoints:
+                name = _call_name(node.func)
+                for kw in node.keywords:
+                    if kw.arg == "params":
+                        spec = schema.endpoint(*endpoints[name])["params"]
+                        bad += _unknown_keys(kw.value, spec, name)
+        return bad
+
+    checkout = "client.v1.checkout.sessions.create"
+    assert problems('client.v1.checkout.sessions.create(params={"ui_mod": "x"})', checkout) \
+        == [f"{checkout}.ui_mod"]  # the check itself can fail
+    checked = 0
+    for page in guide_pages.guide_files():
+        for code in re.findall(r"```python\n(.*?)```", page.read_text(), re.S):
+            checked += 1
+            assert problems(code, checkout) == [], (page.name, code)
+    assert checked > 30
