@@ -571,3 +571,20 @@ def test_subscription_promotion_code_and_3ds(emulator: Any, client: stripe.Strip
     assert back.status_code == 303 and back.headers["location"].startswith("https://shop.test/")
     paid = client.v1.checkout.sessions.retrieve(secure.id, params={"expand": ["subscription"]})
     assert paid.payment_status == "paid" and paid.subscription.status == "active"
+
+
+def test_billing_cycle_anchor_config(client: stripe.StripeClient) -> None:
+    monthly = price(client, 3100, "Club", recurring={"interval": "month"})
+    s = client.v1.checkout.sessions.create(params={
+        "mode": "subscription", "success_url": SUCCESS,
+        "line_items": [{"price": monthly.id, "quantity": 1}],
+        "subscription_data": {"billing_cycle_anchor_config": {"day_of_month": 15}}})
+    # Accounts start on 2026-01-01: the anchor is 2026-01-15, 14 of 30 days prorated.
+    assert 0 < s.amount_total < 3100
+    assert abs(s.amount_total - round(3100 * 14 / 30)) <= 2
+    err = error_of(lambda: client.v1.checkout.sessions.create(params={
+        "mode": "subscription", "success_url": SUCCESS,
+        "line_items": [{"price": monthly.id, "quantity": 1}],
+        "subscription_data": {"billing_cycle_anchor_config": {"day_of_month": 15},
+                              "trial_period_days": 7}}))
+    assert err.param == "subscription_data[billing_cycle_anchor_config]"  # type: ignore

@@ -199,6 +199,14 @@ def _subscription_data(ctx: Ctx, data: dict[str, Any] | None) -> dict[str, Any]:
     if trial_end is not None and trial_end < ctx.now() + 48 * 3600:
         raise InvalidRequest("The `trial_end` date has to be at least 2 days in the future.",
                              param="subscription_data[trial_end]")
+    config = data.pop("billing_cycle_anchor_config", None)
+    if config is not None:
+        if data.get("billing_cycle_anchor") is not None or days is not None or (
+                trial_end is not None):
+            raise InvalidRequest("`billing_cycle_anchor_config` cannot be combined with "
+                                 "`billing_cycle_anchor` or a trial.",
+                                 param="subscription_data[billing_cycle_anchor_config]")
+        data["billing_cycle_anchor"] = anchor_from_config(ctx.now(), config)
     anchor = data.get("billing_cycle_anchor")
     if anchor is not None and anchor <= ctx.now():
         raise InvalidRequest("`billing_cycle_anchor` must be in the future.",
@@ -213,6 +221,34 @@ def _subscription_data(ctx: Ctx, data: dict[str, Any] | None) -> dict[str, Any]:
     for index, rate in enumerate(data.get("default_tax_rates") or []):
         ctx.get(rate, "tax_rate", f"subscription_data[default_tax_rates][{index}]")
     return data
+
+
+def anchor_from_config(now: int, config: dict[str, Any]) -> int:
+    """The first moment after `now` matching day_of_month (and month / time, if given)."""
+    import calendar
+    import datetime
+    param = "subscription_data[billing_cycle_anchor_config]"
+    day = int(config["day_of_month"])
+    limits = {"day_of_month": (1, 31), "month": (1, 12), "hour": (0, 23), "minute": (0, 59),
+              "second": (0, 59)}
+    for name, (low, high) in limits.items():
+        value = config.get(name)
+        if value is not None and not low <= int(value) <= high:
+            raise InvalidRequest(f"{name} must be between {low} and {high}.",
+                                 param=f"{param}[{name}]")
+    start = datetime.datetime.fromtimestamp(now, datetime.UTC)
+    for offset in range(0, 26):
+        year, month = divmod(start.month - 1 + offset, 12)
+        year, month = start.year + year, month + 1
+        if config.get("month") is not None and month != int(config["month"]):
+            continue
+        last = calendar.monthrange(year, month)[1]
+        moment = datetime.datetime(year, month, min(day, last), int(config.get("hour") or 0),
+                                   int(config.get("minute") or 0),
+                                   int(config.get("second") or 0), tzinfo=datetime.UTC)
+        if moment.timestamp() > now:
+            return int(moment.timestamp())
+    raise InvalidRequest("Could not place the billing cycle anchor.", param=param)
 
 
 def _after_expiration(spec: dict[str, Any] | None) -> dict[str, Any] | None:
