@@ -122,6 +122,19 @@ def test_known_queries_find_the_right_doc(index: DocsIndex, query: str, expected
     assert _rank(index, query, [expected]) > 0, [h.doc_id for h in index.search(query, 5)]
 
 
+def test_objects_named_in_a_query_come_first(index: DocsIndex) -> None:
+    assert index.search("checkout session object", 3)[0].doc_id == "api/checkout.session/object"
+    first = index.search("PaymentIntent object latest_charge", 3)[0]
+    assert first.doc_id == "api/payment_intent/object" and "`latest_charge`" in first.text
+    assert not any(h.doc_id.endswith("/object") for h in index.search("checkout session", 5))
+
+
+def test_action_endpoints_belong_to_their_resource(index: DocsIndex) -> None:
+    page = index.show("api/invoices/finalize_invoice")
+    assert page is not None and page.text.startswith("POST /v1/invoices/{invoice}/finalize")
+    assert "stripe.invoices.finalizeInvoice(invoice, {...})" in page.text
+
+
 def test_endpoint_paths_with_real_ids_resolve_to_the_method(index: DocsIndex) -> None:
     first = index.search("POST /v1/invoices/in_123abc/attach_payment", 3)[0]
     assert first.doc_id == "api/invoices/attach_payment"

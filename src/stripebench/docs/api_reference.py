@@ -27,7 +27,10 @@ def resource_of(method: Method) -> str:
     """`/v1/checkout/sessions/{session}/expire` + `expire` -> `checkout.sessions`."""
     segments = [s for s in method.path.strip("/").split("/") if s and not s.startswith("{")]
     version = segments.pop(0) if segments and re.fullmatch(r"v\d+", segments[0]) else "v1"
-    if len(segments) > 1 and segments[-1] == method.name:
+    last = segments[-1] if segments else ""
+    # `/invoices/{id}/finalize` served by `finalize_invoice` is an action, not a resource.
+    if len(segments) > 1 and (last == method.name or method.name.startswith(last + "_")
+                              or method.name.endswith("_" + last)):
         segments.pop()
     prefix = "" if version == "v1" else f"{version}."
     return prefix + ".".join(segments)

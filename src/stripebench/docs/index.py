@@ -25,7 +25,7 @@ from pathlib import Path
 from . import guide_pages as guides
 from .corpus import Section
 from .node_sdk import node_sdk_version
-from .tokens import index_text, query_terms
+from .tokens import index_text, query_terms, split_compound
 
 INDEX_FORMAT = "2"
 WEIGHTS = (8.0, 4.0, 1.0, 1.0)  # bm25 column weights: title, keywords, body, context
@@ -169,6 +169,7 @@ class DocsIndex:
         self.path = path
         self._con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         self._lock = threading.Lock()
+        self._objects: list[str] | None = None
 
     def close(self) -> None:
         self._con.close()
@@ -187,7 +188,8 @@ class DocsIndex:
         hits = [Hit(doc_id, title, text, round(-rank * KIND_PRIOR.get(kind, 1.0), 4), url, kind)
                 for doc_id, title, text, kind, url, rank in rows]
         hits.sort(key=lambda h: (-h.score, h.doc_id))
-        exact = self._endpoint_hits(query, hits[0].score if hits else 0.0)
+        best = hits[0].score if hits else 0.0
+        exact = self._endpoint_hits(query, best) + self._object_hits(query, best)
         exact_ids = {h.doc_id for h in exact}
         ranked = exact + [h for h in hits if h.doc_id not in exact_ids]
         per_page: dict[str, int] = {}
@@ -198,6 +200,36 @@ class DocsIndex:
             if per_page[page] <= PER_PAGE:
                 diverse.append(h)
         return diverse[:limit]
+
+    def _object_hits(self, query: str, best: float) -> list[Hit]:
+        """Object pages named by a query that asks for an object ("checkout session object").
+
+        Object pages list every field, so BM25's length normalisation buries them under
+        short passages that merely mention the words; naming the object is explicit.
+        """
+        words = [w.rstrip("s") for w in split_compound("_".join(re.findall(r"\w+", query)))]
+        if "object" not in words:
+            return []
+        text = " " + " ".join(words) + " "
+        with self._lock:
+            if self._objects is None:
+                self._objects = [r[0] for r in self._con.execute(
+                    "SELECT doc_id FROM sections WHERE kind = 'object' AND doc_id LIKE '%/object'")]
+            names = self._objects
+        found = []
+        for doc_id in names:
+            name = doc_id[len("api/"):-len("/object")]
+            parts = [w.rstrip("s") for w in re.findall(r"[a-z0-9]+", name)]
+            if f" {' '.join(parts)} " in text:
+                found.append((len(parts), doc_id))
+        found.sort(key=lambda f: (-f[0], f[1]))
+        out = []
+        for i, (_, doc_id) in enumerate(found[:2]):
+            page = self.show(doc_id)
+            if page is not None:
+                out.append(Hit(page.doc_id, page.title, page.text.split("\n\nSections:")[0],
+                               round(best + 0.5 - i * 0.01, 4), page.url, page.kind))
+        return out
 
     def _endpoint_hits(self, query: str, best: float) -> list[Hit]:
         """Method pages whose verb and path the query names (`POST /v1/checkout/sessions`)."""
