@@ -23,3 +23,12 @@ fi
 if [ -f package.json ]; then
   npm install --silent --no-audit --no-fund >/dev/null
 fi
+
+# Old SDK majors for the API-version tests and the SDK-upgrade tasks, each in its own
+# directory (PYTHONPATH=.old-sdks/stripe7, require('.old-sdks/node10/node_modules/stripe')).
+old_py() { [ -d ".old-sdks/$1/stripe" ] || .venv/bin/pip install -q --target ".old-sdks/$1" "$2"; }
+old_py stripe5 'stripe==5.*'
+old_py stripe7 'stripe==7.*'
+if [ ! -d .old-sdks/node10/node_modules/stripe ]; then
+  npm install --silent --no-audit --no-fund --prefix .old-sdks/node10 'stripe@10' >/dev/null
+fi
