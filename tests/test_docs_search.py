@@ -364,3 +364,19 @@ def test_python_snippets_in_guides_use_parameters_the_sdk_declares(index: DocsIn
             checked += 1
             assert problems(code, checkout) == [], (page.name, code)
     assert checked > 30
+
+
+def test_unwritable_cache_falls_back_to_the_temp_dir(tmp_path: Path, cache_dir: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache directory should be")
+    env = {**os.environ, "STRIPEBENCH_CACHE_DIR": str(blocker / "cache"),
+           "TMPDIR": str(tmp_path / "tmp")}
+    (tmp_path / "tmp").mkdir()
+    code = ("from stripebench.docs import get_index, search\n"
+            "print(get_index().path)\nprint(search('idempotency key retry', 1)[0].doc_id)")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=180)
+    assert out.returncode == 0, out.stderr
+    path, first = out.stdout.split()
+    assert path.startswith(str(tmp_path / "tmp" / "stripebench"))
+    assert first.startswith("guide/api/idempotency")

@@ -288,6 +288,13 @@ def get_index(path: Path | None = None) -> DocsIndex:
             _default.append(index_path())
         target = path or _default[0]
         if target not in _open:
-            build(target)
-            _open[target] = DocsIndex(target)
+            try:
+                build(target)
+            except OSError:
+                if path is not None:
+                    raise
+                # A read-only home (CI, sandboxes) must not cost the agent its docs.
+                target = _default[0] = Path(tempfile.gettempdir()) / "stripebench" / target.name
+                build(target)
+            _open.setdefault(target, DocsIndex(target))
         return _open[target]
