@@ -269,10 +269,24 @@ def params_with(method: str, template: str, *, client_secret: bool = False,
     if client_secret:
         props["client_secret"] = {"type": "string"}
     if card_data and "payment_method_data" in props:
-        props["payment_method_data"]["properties"]["card"] = _CARD_PARAM
+        # Stripe accepts card details here (a token, or raw numbers from Stripe.js) though
+        # the SDK's types leave card out.
+        data = props["payment_method_data"]
+        data["properties"]["card"] = _CARD_PARAM
+        kind = data["properties"].get("type", {})
+        if "card" not in kind.get("enum", ["card"]):
+            kind["enum"] = sorted([*kind["enum"], "card"])
     if legacy_types:
         props["payment_method_types"] = {"type": "array", "items": {"type": "string"}}
     return spec
+
+
+def check_request(ctx: Ctx, params: dict[str, Any]) -> None:
+    """Checks only API callers get (Checkout and Billing call the functions directly)."""
+    from .payment_methods import check_raw_card
+    check_legacy_types(ctx, params)
+    check_raw_card(ctx, (params.get("payment_method_data") or {}).get("card"),
+                   "payment_method_data[card]")
 
 
 def check_legacy_types(ctx: Ctx, params: dict[str, Any]) -> None:
@@ -289,9 +303,9 @@ def check_legacy_types(ctx: Ctx, params: dict[str, Any]) -> None:
 
 
 @api("POST", "/v1/payment_intents", params=params_with("POST", "/v1/payment_intents",
-                                                       legacy_types=True))
+                                                       card_data=True, legacy_types=True))
 def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
-    check_legacy_types(ctx, params)
+    check_request(ctx, params)
     if params.get("confirm"):
         intent_flow.check_return_url(ctx, _payment_method_types(ctx, params)[1], params)
     return create_intent(ctx, params)
@@ -319,7 +333,7 @@ def update(ctx: Ctx, params: dict[str, Any], intent: str) -> dict[str, Any]:
      params=params_with("POST", "/v1/payment_intents/{intent}/confirm", client_secret=True,
                         card_data=True, legacy_types=True))
 def confirm(ctx: Ctx, params: dict[str, Any], intent: str) -> dict[str, Any]:
-    check_legacy_types(ctx, params)
+    check_request(ctx, params)
     if params.get("payment_method_types"):
         update_intent(ctx, ctx.get(intent, "payment_intent"),
                       {"payment_method_types": params.pop("payment_method_types")})

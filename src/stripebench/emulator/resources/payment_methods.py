@@ -133,6 +133,25 @@ def from_card_params(ctx: Ctx, card: dict[str, Any], prefix: str = "card",
                        cvc=str(cvc) if cvc else None)
 
 
+RAW_CARD_MESSAGE = (
+    "Sending credit card numbers directly to the Stripe API is generally unsafe. We suggest you "
+    "use test tokens that map to the test card you are using, see "
+    "https://stripe.com/docs/testing. To enable raw card data APIs in test mode, see "
+    "https://support.stripe.com/questions/enabling-access-to-raw-card-data-apis.")
+
+
+def check_raw_card(ctx: Ctx, card: Any, param: str) -> None:
+    """Raw card numbers from a secret key are refused unless the account enabled them.
+
+    Stripe.js (publishable key) may send them; server code should use test tokens or
+    `pm_card_*` ids. The emulator account setting `raw_card_data: true` lifts this, as
+    Stripe's dashboard setting does.
+    """
+    if (ctx.key_kind == "secret" and isinstance(card, dict) and card.get("number")
+            and not ctx.account.settings.get("raw_card_data")):
+        raise InvalidRequest(RAW_CARD_MESSAGE, param=f"{param}[number]")
+
+
 def use_token(ctx: Ctx, token_id: str, param: str) -> dict[str, Any]:
     """A card token (`tok_visa` test tokens are reusable; created tokens are single-use)."""
     test = cards.TOKENS.get(token_id)
@@ -238,6 +257,7 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     if not card:
         raise InvalidRequest("Missing required param: card.", code="parameter_missing",
                              param="card")
+    check_raw_card(ctx, card, "card")
     pm = from_card_params(ctx, card, "card", params.get("billing_details"),
                           params.get("metadata"))
     if params.get("allow_redisplay"):

@@ -20,7 +20,7 @@ from ..router import api
 from ..versions import older_than
 from . import intent_flow, payment_methods
 from ._common import merge_metadata
-from .payment_intents import check_client_secret, check_legacy_types, params_with
+from .payment_intents import check_client_secret, check_legacy_types, check_request, params_with
 
 CANCELABLE = ("requires_payment_method", "requires_confirmation", "requires_action")
 
@@ -164,9 +164,9 @@ def cancel_setup_intent(ctx: Ctx, si: dict[str, Any], params: dict[str, Any]) ->
 
 
 @api("POST", "/v1/setup_intents", params=params_with("POST", "/v1/setup_intents",
-                                                     legacy_types=True))
+                                                     card_data=True, legacy_types=True))
 def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
-    check_legacy_types(ctx, params)
+    check_request(ctx, params)
     return create_setup_intent(ctx, params)
 
 
@@ -208,6 +208,7 @@ def update(ctx: Ctx, params: dict[str, Any], intent: str) -> dict[str, Any]:
 def confirm(ctx: Ctx, params: dict[str, Any], intent: str) -> dict[str, Any]:
     si = ctx.get(intent, "setup_intent")
     check_client_secret(ctx, si, params.pop("client_secret", None), "SetupIntent")
+    check_request(ctx, params)
     return confirm_setup_intent(ctx, si, params)
 
 

@@ -26,6 +26,7 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                              param="card")
     if isinstance(card, str):
         raise Unsupported("re-tokenizing a saved card", param="card")
+    payment_methods.check_raw_card(ctx, card, "card")
     test = cards.lookup_number(card.get("number"), "card[number]")
     check_expiry = payment_methods._check_expiry  # noqa: SLF001 - shared validation
     month, year = check_expiry(ctx, card.get("exp_month"), card.get("exp_year"), "card")
