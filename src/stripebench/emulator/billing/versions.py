@@ -54,10 +54,10 @@ def _discount_view(ctx: Ctx, discount: dict[str, Any]) -> dict[str, Any]:
 
 def _default_record(ctx: Ctx, stored: dict[str, Any]) -> dict[str, Any] | None:
     records = [ctx.maybe(r, "invoice_payment") for r in stored.get("_payments", [])]
-    paid = [r for r in records if r and r["status"] == "paid"]
-    defaults = [r for r in records if r and r["is_default"]]
-    chosen = (paid or defaults or [None])[0]
-    return chosen
+    paid: list[dict[str, Any]] = [r for r in records if r and r["status"] == "paid"]
+    defaults: list[dict[str, Any]] = [r for r in records if r and r["is_default"]]
+    chosen = paid or defaults
+    return chosen[0] if chosen else None
 
 
 @response_change(BASIL, "invoice")

@@ -71,7 +71,7 @@ def upcoming(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
 @api("GET", "/v1/invoices/upcoming/lines", params=UPCOMING_PARAMS)
 def upcoming_lines(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     params = _upcoming_params(ctx, params)
-    paging = {k: params.pop(k) for k in ("limit", "starting_after", "ending_before")
+    paging: dict[str, Any] = {k: params.pop(k) for k in ("limit", "starting_after", "ending_before")
               if k in params}
     inv = preview.preview(ctx, params)
     return page_lines(ctx, inv["lines"]["data"], paging, "/v1/invoices/upcoming/lines")
