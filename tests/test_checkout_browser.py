@@ -331,5 +331,16 @@ def test_complex_session_shows_every_option(page: Page, client: stripe.StripeCli
     button = page.get_by_role("button", name="Spenden")
     assert button.evaluate("b => getComputedStyle(b).backgroundColor") == "rgb(47, 111, 78)"
     expect(page.get_by_label("Farbe")).to_have_value("moss")
+    # Every control has an accessible name and none is taken out of the tab order.
+    unnamed = page.evaluate("""() => [...document.querySelectorAll(
+        'input:not([type=hidden]), select, button')].filter((el) => {
+          const label = el.labels && el.labels.length ? el.labels[0].textContent.trim() : '';
+          return !(label || el.getAttribute('aria-label') || el.textContent.trim())
+            || el.tabIndex < 0; }).map((el) => el.outerHTML)""")
+    assert unnamed == []
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.tagName") in ("A", "INPUT", "BUTTON")
+    page.locator("#shipping-country").select_option("FR")
+    expect(page.locator("#summary")).to_contain_text("MwSt. (20%)")
     page.screenshot(path=str(SCREENSHOT), full_page=True)
     assert SCREENSHOT.stat().st_size > 20_000

@@ -15,6 +15,10 @@ ZERO_DECIMAL = {"bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "
 SUPPORTED = ("en", "fr", "de", "es", "ja")
 
 EN: dict[str, str] = {
+    "taxname_sales_tax": "Sales tax",
+    "taxname_vat": "VAT",
+    "taxname_gst": "GST",
+    "taxname_jct": "JCT",
     "unit_business_day_one": "1 business day",
     "unit_day_one": "1 day",
     "unit_hour_one": "1 hour",
@@ -97,6 +101,10 @@ EN: dict[str, str] = {
 }
 
 FR: dict[str, str] = {
+    "taxname_sales_tax": "Taxe de vente",
+    "taxname_vat": "TVA",
+    "taxname_gst": "TPS",
+    "taxname_jct": "Taxe JCT",
     "unit_business_day_one": "1 jour ouvré",
     "unit_day_one": "1 jour",
     "unit_hour_one": "1 heure",
@@ -188,6 +196,10 @@ FR: dict[str, str] = {
 }
 
 DE: dict[str, str] = {
+    "taxname_sales_tax": "Umsatzsteuer",
+    "taxname_vat": "MwSt.",
+    "taxname_gst": "GST",
+    "taxname_jct": "JCT",
     "unit_business_day_one": "1 Werktag",
     "unit_day_one": "1 Tag",
     "unit_hour_one": "1 Stunde",
@@ -274,6 +286,10 @@ DE: dict[str, str] = {
 }
 
 ES: dict[str, str] = {
+    "taxname_sales_tax": "Impuesto sobre las ventas",
+    "taxname_vat": "IVA",
+    "taxname_gst": "GST",
+    "taxname_jct": "JCT",
     "unit_business_day_one": "1 día hábil",
     "unit_day_one": "1 día",
     "unit_hour_one": "1 hora",
@@ -361,6 +377,10 @@ ES: dict[str, str] = {
 }
 
 JA: dict[str, str] = {
+    "taxname_sales_tax": "売上税",
+    "taxname_vat": "付加価値税",
+    "taxname_gst": "GST",
+    "taxname_jct": "消費税",
     "unit_business_day_one": "1営業日",
     "unit_day_one": "1日",
     "unit_hour_one": "1時間",

@@ -173,7 +173,8 @@ def summary(t: Translator, ctx: Ctx, session: dict[str, Any], totals: Totals) ->
     manual_tax = any(ln.item.get("tax_rates") for ln in totals.lines)
     tax_label = t("tax")
     if totals.tax_rule is not None:
-        tax_label = f"{totals.tax_rule.display_name} ({_pct(totals.tax_rule.percentage)}%)"
+        name = t(f"taxname_{totals.tax_rule.tax_type}")
+        tax_label = f"{name} ({_pct(totals.tax_rule.percentage)}%)"
     tax_rates = []
     for entry in totals.tax_breakdown:
         manual = ctx.maybe((entry.get("rate") or {}).get("id"), "tax_rate")
