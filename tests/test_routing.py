@@ -18,7 +18,7 @@ import stripe
 
 from conftest import RunningEmulator
 from stripebench.emulator.tls import ensure_certificates
-from stripebench.emulator.web import STRIPE_HOSTS, find
+from stripebench.emulator.web import STRIPE_HOSTS
 from stripebench.harness.sandbox import bwrap_available, make_sandbox
 from stripebench.routing import launch_options
 from stripebench.routing.chromium import BASE_ARGS, chromium_args
@@ -130,10 +130,6 @@ print(json.dumps(out))
 """
 
 
-def stripe_js_served() -> bool:
-    return find("js.stripe.com", "GET", "/v3/") is not None
-
-
 def test_chromium_inside_loads_js_stripe_com(emulator: RunningEmulator,
                                              account: dict[str, str], tmp_path: Path) -> None:
     (tmp_path / "page.py").write_text(PAGE_SCRIPT)
@@ -168,23 +164,38 @@ def test_chromium_outside_with_the_https_front(emulator: RunningEmulator) -> Non
 APP_PAGE = """<html><body>
 <script src="https://js.stripe.com/v3/"></script>
 <script>
-fetch("https://api.stripe.com/v1/customers", {headers: {Authorization: "Bearer PK"}})
-  .then(r => r.json()).then(j => { document.title = "got:" + JSON.stringify(j); });
+Stripe("PUBLISHABLE_KEY").retrievePaymentIntent("CLIENT_SECRET").then(result => {
+  document.title = "got:" + JSON.stringify(result.paymentIntent || result.error);
+});
 </script></body></html>"""
+
+INTENT_SCRIPT = """
+import os, stripe
+stripe.api_key = os.environ["STRIPE_SECRET_KEY"]
+intent = stripe.PaymentIntent.create(amount=4321, currency="usd")
+print(intent.client_secret)
+"""
 
 
 def test_harness_browser_runs_inside_the_sandbox(emulator: RunningEmulator,
                                                  account: dict[str, str],
                                                  tmp_path: Path) -> None:
-    """Playwright here, Chromium in the sandbox: it sees the agent's localhost app and
-    Stripe's hosts exactly as the agent's code does."""
+    """Docs-style app: the server side (python SDK, defaults) makes a PaymentIntent, the
+    page loads Stripe.js from js.stripe.com and reads it back with the publishable key.
+    Playwright runs here, Chromium in the sandbox, so it sees the agent's localhost app
+    and Stripe's hosts exactly as the agent's code does."""
     from playwright.sync_api import sync_playwright
 
-    (tmp_path / "index.html").write_text(APP_PAGE.replace("PK", account["secret_key"]))
     env = {"STRIPE_SECRET_KEY": account["secret_key"],
            "STRIPE_PUBLISHABLE_KEY": account["publishable_key"]}
     box = make_sandbox("bwrap", tmp_path, env, emulator_url=emulator.base)
     try:
+        (tmp_path / "intent.py").write_text(INTENT_SCRIPT)
+        made = box.exec(["python", "intent.py"])
+        assert made.ok, made.stderr
+        page_html = APP_PAGE.replace("PUBLISHABLE_KEY", account["publishable_key"])
+        (tmp_path / "index.html").write_text(page_html.replace("CLIENT_SECRET",
+                                                                made.stdout.strip()))
         box.start_service("app", "python3 -m http.server 8000", ready_port=8000)
         options = launch_options(box)
         assert options["executable_path"] != "/usr/bin/chromium"
@@ -193,9 +204,10 @@ def test_harness_browser_runs_inside_the_sandbox(emulator: RunningEmulator,
             page = browser.new_page()
             page.goto("http://127.0.0.1:8000/index.html")  # only exists inside the sandbox
             page.wait_for_function("document.title.startsWith('got:')")
-            listed = json.loads(page.title()[4:])
+            intent = json.loads(page.title()[4:])
             browser.close()
-        assert listed["object"] == "list" and listed["url"] == "/v1/customers"
+        assert intent["object"] == "payment_intent", intent
+        assert intent["amount"] == 4321 and intent["client_secret"] == made.stdout.strip()
     finally:
         box.stop()
 
@@ -206,12 +218,8 @@ def _assert_browser_reached_emulator(seen: dict[str, list[object] | object]) -> 
     assert status == 401
     assert "You did not provide an API key" in body["error"]["message"]  # type: ignore[index]
     js_status, js_text = seen["js"]  # type: ignore[misc]
-    if stripe_js_served():
-        assert js_status == 200
-        assert seen["typeof_Stripe"] == "function"
-    else:  # Stripe.js not written yet: the emulator's own not-found page answered
-        assert js_status == 404 and "js.stripe.com/v3/" in str(js_text)
-        assert seen["typeof_Stripe"] == "undefined"
+    assert js_status == 200 and "stripebench" in str(js_text)  # our Stripe.js
+    assert seen["typeof_Stripe"] == "function"
 
 
 def test_without_namespaces_the_fallback_variables_point_at_the_emulator(
