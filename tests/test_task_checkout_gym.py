@@ -331,17 +331,24 @@ def _visible_texts(params: dict[str, Any], names: dict[str, str],
     return texts
 
 
-def test_every_page_shows_what_its_answer_needs(trial: dict[str, Any]) -> None:
+@pytest.mark.parametrize("seed", [generate.PUBLIC_SEED, 1])  # 1: anchors in fr, optional items
+def test_pages_alone_solve_the_gym(trial: dict[str, Any], seed: int) -> None:
     """Solvability: each public-seed page, drawn in Chromium through the gym app, shows
-    its products, custom fields and options, custom text and shipping options."""
+    its products, custom fields and options, custom text and shipping options; and a
+    solver that reads only the pages (gym_page_solver) scores high with the real grader."""
     from playwright.sync_api import sync_playwright
 
-    key = prepare(trial)
+    from gym_page_solver import READ_PAGE, solve_page
+
+    key = prepare(trial, STRIPEBENCH_GYM_SEED=str(seed))
     base = trial["emulator"].base
     agent = stripe.StripeClient(trial["account"]["secret_key"], base_addresses={"api": base})
     names = {p.id: p.product.name for p in agent.v1.prices.list(
         {"limit": 100, "expand": ["data.product"]}).data}
     rates = {r.id: r.display_name for r in agent.v1.shipping_rates.list({"limit": 100}).data}
+    catalog = [json.loads(str(p)) for p in agent.v1.prices.list(
+        {"limit": 100, "expand": ["data.product"]}).data]
+    answers: dict[str, Any] = {}
     port = free_port()
     env = {**os.environ, "PORT": str(port),
            "CHALLENGES_FILE": str(trial["workdir"] / "challenges.json"),
@@ -373,11 +380,16 @@ def test_every_page_shows_what_its_answer_needs(trial: dict[str, Any]) -> None:
                 lost = [t for t in _visible_texts(params, names, rates) if t not in shown]
                 if lost:
                     missing[number] = lost
+                answers[number] = solve_page(frame.evaluate(READ_PAGE), catalog, set(rates))
             browser.close()
     finally:
         app.terminate()
         app.wait(timeout=10)
     assert not missing, missing
+    (trial["workdir"] / "submission.json").write_text(json.dumps(answers))
+    reward = grade(trial)
+    print({k: round(v, 2) for k, v in reward["subscores"].items()}, reward["total"])
+    assert reward["total"] >= 0.95, reward["messages"]
 
 
 def test_proven_under_the_harness(tmp_path: Path) -> None:
