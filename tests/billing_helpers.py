@@ -9,7 +9,8 @@ import stripe
 
 JAN_1 = 1767225600  # 2026-01-01T00:00:00Z
 DAY = 86400
-FAILING_CARD = "4000000000000341"  # attaches fine, declines every charge
+FAILING_CARD = "pm_card_chargeCustomerFail"  # attaches fine, declines every charge
+GOOD_CARD = "pm_card_visa"
 
 
 @dataclass
@@ -29,11 +30,10 @@ class Shop:
         return self.client.v1.test_helpers.test_clocks.advance(
             self.clock.id, params={"frozen_time": when})
 
-    def use_card(self, number: str) -> Any:
-        pm = self.client.v1.payment_methods.create(params={
-            "type": "card", "card": {"number": number, "exp_month": 12, "exp_year": 2034,
-                                     "cvc": "123"}})
-        self.client.v1.payment_methods.attach(pm.id, params={"customer": self.customer.id})
+    def use_card(self, test_method: str) -> Any:
+        """Save a test card (`pm_card_*`) as the customer's default payment method."""
+        pm = self.client.v1.payment_methods.attach(test_method,
+                                                   params={"customer": self.customer.id})
         self.client.v1.customers.update(self.customer.id, params={
             "invoice_settings": {"default_payment_method": pm.id}})
         return pm
@@ -50,5 +50,5 @@ def make_shop(client: stripe.StripeClient, start: int = JAN_1, card: bool = True
     product = client.v1.products.create(params={"name": "Gold"})
     shop = Shop(client, clock, customer, None, product)
     if card:
-        shop.card = shop.use_card("4242424242424242")
+        shop.card = shop.use_card(GOOD_CARD)
     return shop

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import stripe
 
-from billing_helpers import FAILING_CARD, JAN_1, make_shop
+from billing_helpers import FAILING_CARD, GOOD_CARD, JAN_1, make_shop
 
 HOUR = 3600
 
@@ -33,7 +33,7 @@ def test_trial_renewals_failure_recovery_cancellation(client: stripe.StripeClien
     failing = sub.latest_invoice
     assert (failing.status, failing.attempt_count, failing.next_payment_attempt) == (
         "open", 2, at(4, 16, 1))
-    shop.use_card("4242424242424242")
+    shop.use_card(GOOD_CARD)
     recovered = client.v1.invoices.pay(failing.id)
     assert (recovered.status, recovered.attempt_count) == ("paid", 3)
     sub = client.v1.subscriptions.update(sub.id, params={"cancel_at_period_end": True})

@@ -203,3 +203,29 @@ def anchor_keyword(ctx: Ctx, method: str, template: str,
 
 def wants_total_count(ctx: Ctx) -> bool:
     return bool(getattr(ctx, INCLUDE_FLAG, False))
+
+
+@request_change(ENDIVE)
+def phase_iterations(ctx: Ctx, method: str, template: str,
+                     params: dict[str, Any]) -> dict[str, Any]:
+    """Older versions size schedule phases with `iterations` (billing periods of the
+    phase's first price); newer ones with `duration`."""
+    if method != "POST" or not template.startswith("/v1/subscription_schedules") or \
+            not isinstance(params.get("phases"), (list, dict)):
+        return params
+    phases = params["phases"]
+    listed = list(phases.values()) if isinstance(phases, dict) else list(phases)
+    converted = []
+    for phase in listed:
+        phase = dict(phase) if isinstance(phase, dict) else phase
+        if isinstance(phase, dict) and "iterations" in phase:
+            count = int(phase.pop("iterations"))
+            first = phase.get("items") or []
+            first = (list(first.values()) if isinstance(first, dict) else first)[:1]
+            price = ctx.maybe((first[0] if first else {}).get("price"), "price") or {}
+            recurring = price.get("recurring") or {"interval": "month", "interval_count": 1}
+            phase["duration"] = {"interval": recurring["interval"], "interval_count": str(
+                count * int(recurring.get("interval_count") or 1))}
+        converted.append(phase)
+    return {**params, "phases": converted}
+

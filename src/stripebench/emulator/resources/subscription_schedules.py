@@ -1,0 +1,296 @@
+"""Subscription schedules: phases (items, iterations or end_date, trials) applied at their
+start times, end_behavior release / cancel, from_subscription, update, release, cancel.
+
+Phase changes happen at the simulated time of the customer's clock: on a test clock
+`advance` (registered in `billing.advance.SCHEDULE_HOOKS`) or, for schedules starting
+`now`, at creation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..billing import advance, items, subscribing, timing
+from ..billing.changes import update_subscription
+from ..context import Ctx
+from ..errors import InvalidRequest
+from ..events import changed
+from ..listing import paginate
+from ..router import api
+from ._common import merge_metadata
+from .subscriptions import create_subscription
+
+LIVE = ("not_started", "active")
+
+
+def _phases(ctx: Ctx, specs: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
+    """Resolve phase specs into stored phases with absolute start/end dates."""
+    phases = []
+    for n, spec in enumerate(specs):
+        param = f"phases[{n}]"
+        if not spec.get("items"):
+            raise InvalidRequest(f"Missing required param: {param}[items].",
+                                 code="parameter_missing", param=f"{param}[items]")
+        prices = [items.resolve_price(ctx, i, f"{param}[items][{k}]")
+                  for k, i in enumerate(spec["items"])]
+        recurring = prices[0]["recurring"]
+        if spec.get("end_date"):
+            end = int(spec["end_date"])
+        elif spec.get("duration"):
+            d = spec["duration"]
+            end = timing.boundary(start, d["interval"], int(d.get("interval_count") or 1), 1)
+        else:
+            iterations = int(spec.get("iterations") or 1)
+            end = timing.boundary(start, recurring["interval"],
+                                  int(recurring.get("interval_count") or 1), iterations)
+        if end <= start:
+            raise InvalidRequest("A phase must end after it starts.", param=f"{param}[end_date]")
+        trial_end = spec.get("trial_end") or (end if spec.get("trial") else None)
+        phases.append({
+            "add_invoice_items": [], "application_fee_percent": None, "automatic_tax": None,
+            "billing_cycle_anchor": spec.get("billing_cycle_anchor"), "billing_thresholds": None,
+            "collection_method": spec.get("collection_method"), "currency": prices[0]["currency"],
+            "default_payment_method": spec.get("default_payment_method"),
+            "default_tax_rates": [], "description": spec.get("description"), "discounts": [],
+            "end_date": end, "invoice_settings": None,
+            "items": [{"billing_thresholds": None, "discounts": [], "metadata":
+                       i.get("metadata") or {}, "plan": p["id"], "price": p["id"],
+                       "quantity": None if items.is_metered(p) else int(i.get("quantity") or 1),
+                       "tax_rates": []} for i, p in zip(spec["items"], prices, strict=True)],
+            "metadata": spec.get("metadata") or {}, "on_behalf_of": None,
+            "proration_behavior": spec.get("proration_behavior", "create_prorations"),
+            "start_date": start, "transfer_data": None, "trial_end": trial_end})
+        start = end
+    return phases
+
+
+def _item_params(phase: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"price": i["price"], **({"quantity": i["quantity"]} if i["quantity"] else {})}
+            for i in phase["items"]]
+
+
+def _current(schedule: dict[str, Any], now: int) -> dict[str, Any] | None:
+    for phase in schedule["phases"]:
+        if phase["start_date"] <= now < phase["end_date"]:
+            return phase
+    return None
+
+
+def _set_current(schedule: dict[str, Any], phase: dict[str, Any] | None) -> None:
+    schedule["current_phase"] = {"start_date": phase["start_date"],
+                                 "end_date": phase["end_date"]} if phase else None
+
+
+def _start(ctx: Ctx, schedule: dict[str, Any]) -> None:
+    """The first phase begins: the schedule creates its subscription."""
+    phase = schedule["phases"][0]
+    params: dict[str, Any] = {"customer": schedule["customer"], "items": _item_params(phase),
+                              "metadata": phase["metadata"]}
+    if phase["trial_end"]:
+        params["trial_end"] = phase["trial_end"]
+    for name in ("default_payment_method", "collection_method", "description"):
+        if phase.get(name):
+            params[name] = phase[name]
+    sub = create_subscription(ctx, params)
+    sub["schedule"] = schedule["id"]
+    subscribing.save(ctx, sub)
+    schedule["subscription"] = sub["id"]
+    schedule["status"] = "active"
+    _set_current(schedule, phase)
+    ctx.put(schedule)
+
+
+def _enter(ctx: Ctx, schedule: dict[str, Any], phase: dict[str, Any]) -> None:
+    """A later phase begins: the subscription takes its items."""
+    sub = ctx.get(schedule["subscription"], "subscription")
+    current = subscribing.live_items(ctx, sub)
+    changes: list[dict[str, Any]] = [{"id": i["id"], "deleted": True} for i in current]
+    changes += _item_params(phase)
+    params: dict[str, Any] = {"items": changes, "proration_behavior": "none"
+                              if ctx.now() >= sub["_period"][1] else phase["proration_behavior"]}
+    if phase["trial_end"]:
+        params["trial_end"] = phase["trial_end"]
+    update_subscription(ctx, sub, params)
+    _set_current(schedule, phase)
+    ctx.put(schedule)
+    ctx.emit("subscription_schedule.updated", schedule)
+
+
+def _finish(ctx: Ctx, schedule: dict[str, Any]) -> None:
+    sub = ctx.maybe(schedule.get("subscription"), "subscription")
+    if schedule["end_behavior"] == "cancel":
+        if sub is not None and sub["status"] not in ("canceled", "incomplete_expired"):
+            subscribing.cancel_now(ctx, sub)
+        schedule["status"] = "completed"
+        schedule["completed_at"] = ctx.now()
+        ctx.put(schedule)
+        ctx.emit("subscription_schedule.completed", schedule)
+        return
+    _release(ctx, schedule)
+
+
+def _release(ctx: Ctx, schedule: dict[str, Any]) -> None:
+    sub = ctx.maybe(schedule.get("subscription"), "subscription")
+    if sub is not None:
+        sub["schedule"] = None
+        subscribing.save(ctx, sub)
+    schedule.update(status="released", released_at=ctx.now(),
+                    released_subscription=schedule.get("subscription"), subscription=None,
+                    current_phase=None)
+    ctx.put(schedule)
+    ctx.emit("subscription_schedule.released", schedule)
+
+
+def _by_id(step: Any, schedule_id: str, *args: Any) -> Any:
+    """Bind a schedule step for the clock: (ctx) -> None, loading the schedule fresh."""
+    def run(ctx: Ctx) -> None:
+        step(ctx, ctx.get(schedule_id, "subscription_schedule"), *args)
+    return run
+
+
+def clock_actions(ctx: Ctx, clock: dict[str, Any]) -> list[advance.Action]:
+    actions: list[advance.Action] = []
+    for schedule in ctx.account.iter_type("subscription_schedule"):
+        if schedule.get("test_clock") != clock["id"] or schedule["status"] not in LIVE:
+            continue
+        sid = schedule["id"]
+        if schedule["status"] == "not_started":
+            actions.append((schedule["phases"][0]["start_date"], 0, sid,
+                            _by_id(_start, sid)))
+            continue
+        current = schedule.get("current_phase") or {}
+        end = current.get("end_date")
+        if not end:
+            continue
+        following = [p for p in schedule["phases"] if p["start_date"] == end]
+        if following:
+            actions.append((end, 0, sid, _by_id(_enter, sid, following[0])))
+        else:
+            actions.append((end, 0, sid, _by_id(_finish, sid)))
+    return actions
+
+
+advance.SCHEDULE_HOOKS.append(clock_actions)
+
+
+@api("POST", "/v1/subscription_schedules")
+def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    schedule = ctx.new("subscription_schedule", "sub_sched")
+    if params.get("from_subscription"):
+        extra = sorted(set(params) - {"from_subscription", "expand", "metadata"})
+        if extra:
+            raise InvalidRequest(f"You cannot set `{extra[0]}` when using from_subscription.",
+                                 param=extra[0])
+        sub = ctx.get(params["from_subscription"], "subscription", "from_subscription")
+        if sub.get("schedule"):
+            raise InvalidRequest("This subscription is already attached to a schedule.",
+                                 param="from_subscription")
+        cctx = timing.for_customer(ctx, sub["customer"])
+        start, end = sub["_period"]
+        phase = _phases(cctx, [{"items": [
+            {"price": i["_price"], "quantity": i.get("quantity")}
+            for i in subscribing.live_items(cctx, sub)], "end_date": end}], start)[0]
+        schedule.update(customer=sub["customer"], subscription=sub["id"], status="active",
+                        phases=[phase], end_behavior="release",
+                        test_clock=sub.get("test_clock"), created=cctx.now())
+        _set_current(schedule, phase)
+        sub["schedule"] = schedule["id"]
+        subscribing.save(cctx, sub)
+    else:
+        customer = ctx.get(params.get("customer"), "customer", "customer")
+        cctx = timing.for_customer(ctx, customer)
+        now = cctx.now()
+        start = params.get("start_date", "now")
+        start = now if start == "now" else int(start)
+        if not params.get("phases"):
+            raise InvalidRequest("Missing required param: phases.", code="parameter_missing",
+                                 param="phases")
+        schedule.update(customer=customer["id"], status="not_started",
+                        phases=_phases(cctx, params["phases"], start),
+                        end_behavior=params.get("end_behavior", "release"),
+                        test_clock=customer.get("test_clock"), created=now)
+    schedule["metadata"] = merge_metadata({}, params.get("metadata") or {})
+    schedule["default_settings"]["billing_cycle_anchor"] = "automatic"
+    cctx.put(schedule)
+    cctx.emit("subscription_schedule.created", schedule)
+    if schedule["status"] == "not_started" and schedule["phases"][0]["start_date"] <= cctx.now():
+        _start(cctx, schedule)
+    return schedule
+
+
+@api("GET", "/v1/subscription_schedules/{schedule}")
+def retrieve(ctx: Ctx, params: dict[str, Any], schedule: str) -> dict[str, Any]:
+    return ctx.get(schedule, "subscription_schedule")
+
+
+@api("POST", "/v1/subscription_schedules/{schedule}")
+def update(ctx: Ctx, params: dict[str, Any], schedule: str) -> dict[str, Any]:
+    obj = ctx.get(schedule, "subscription_schedule")
+    if obj["status"] not in LIVE:
+        raise InvalidRequest(f"You cannot update a subscription schedule that is "
+                             f"{obj['status']}.", param="schedule")
+    cctx = timing.for_customer(ctx, obj["customer"])
+    before = dict(obj)
+    if "end_behavior" in params:
+        obj["end_behavior"] = params["end_behavior"]
+    if "metadata" in params:
+        obj["metadata"] = merge_metadata(obj.get("metadata"), params["metadata"])
+    if params.get("phases"):
+        first = params["phases"][0].get("start_date")
+        start = obj["phases"][0]["start_date"] if first in (None, "now") else int(first)
+        obj["phases"] = _phases(cctx, params["phases"], start)
+        if obj["status"] == "active":
+            phase = _current(obj, cctx.now())
+            if phase is not None:
+                sub = cctx.get(obj["subscription"], "subscription")
+                wanted = sorted((i["price"], i["quantity"]) for i in phase["items"])
+                have = sorted((i["_price"], i.get("quantity"))
+                              for i in subscribing.live_items(cctx, sub))
+                if wanted != have:
+                    behavior = params.get("proration_behavior", "create_prorations")
+                    changes: list[dict[str, Any]] = [
+                        {"id": i["id"], "deleted": True}
+                        for i in subscribing.live_items(cctx, sub)] + _item_params(phase)
+                    update_subscription(cctx, sub, {"items": changes,
+                                                    "proration_behavior": behavior})
+            _set_current(obj, phase)
+    cctx.put(obj)
+    cctx.emit("subscription_schedule.updated", obj, changed(before, obj))
+    return obj
+
+
+@api("POST", "/v1/subscription_schedules/{schedule}/release")
+def release(ctx: Ctx, params: dict[str, Any], schedule: str) -> dict[str, Any]:
+    obj = ctx.get(schedule, "subscription_schedule")
+    if obj["status"] not in LIVE:
+        raise InvalidRequest(f"You cannot release a subscription schedule that is "
+                             f"{obj['status']}.", param="schedule")
+    _release(timing.for_customer(ctx, obj["customer"]), obj)
+    return obj
+
+
+@api("POST", "/v1/subscription_schedules/{schedule}/cancel")
+def cancel(ctx: Ctx, params: dict[str, Any], schedule: str) -> dict[str, Any]:
+    obj = ctx.get(schedule, "subscription_schedule")
+    if obj["status"] not in LIVE:
+        raise InvalidRequest(f"You cannot cancel a subscription schedule that is "
+                             f"{obj['status']}.", param="schedule")
+    cctx = timing.for_customer(ctx, obj["customer"])
+    sub = cctx.maybe(obj.get("subscription"), "subscription")
+    if sub is not None and sub["status"] not in ("canceled", "incomplete_expired"):
+        subscribing.cancel_now(cctx, sub, prorate=params.get("prorate", True),
+                               invoice_now_=params.get("invoice_now", False))
+    obj.update(status="canceled", canceled_at=cctx.now(), current_phase=None)
+    cctx.put(obj)
+    cctx.emit("subscription_schedule.canceled", obj)
+    return obj
+
+
+@api("GET", "/v1/subscription_schedules")
+def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    def where(s: dict[str, Any]) -> bool:
+        if params.get("customer") and s["customer"] != params["customer"]:
+            return False
+        return not params.get("scheduled") or s["status"] == "not_started"
+    return paginate(ctx, ctx.account.iter_type("subscription_schedule"), params,
+                    "/v1/subscription_schedules", where)
