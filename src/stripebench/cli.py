@@ -74,6 +74,14 @@ def exec_command(
     raise typer.Exit(code)
 
 
+from .harness import cli as harness_cli  # noqa: E402
+
+app.command("run")(harness_cli.run_command)
+app.command("report")(harness_cli.report_command)
+app.command("mcp")(harness_cli.mcp_command)
+app.add_typer(harness_cli.tasks_app, name="tasks")
+
+
 def main() -> None:
     app()
 

@@ -16,8 +16,8 @@ in reward.json, so a grader never crashes on a broken submission.
 
 from .checks import Grader
 from .environment import (
-    fixtures,
     final_snapshot,
+    fixtures,
     reward_path,
     seed_snapshot,
     stripe_client,

@@ -24,8 +24,8 @@ LOG_LIMIT = 300
 def routed_args() -> list[str]:
     """Chromium flags that send Stripe's host names to the emulator, when routing exists."""
     try:
-        from .. import sandbox  # noqa: F401 - routing is optional until it lands
         from ...routing import chromium_args  # type: ignore[attr-defined]
+        from .. import sandbox  # noqa: F401 - routing is optional until it lands
     except ImportError:
         return []
     try:

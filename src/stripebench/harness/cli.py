@@ -1,0 +1,186 @@
+"""`stripebench run`, `tasks`, `report` and `mcp` (registered in stripebench/cli.py)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import typer
+
+tasks_app = typer.Typer(no_args_is_help=True, help="List and check tasks.")
+DEFAULT_TASKS = Path("tasks")
+
+
+def _tasks_root(root: Path | None) -> Path:
+    return root or Path(os.environ.get("STRIPEBENCH_TASKS", DEFAULT_TASKS))
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"stripebench: {message}", err=True)
+    return typer.Exit(2)
+
+
+def run_command(
+    agent: str | None = typer.Option(None, help="oracle, noop, scripted, openai, anthropic, "
+                                     "goose, claude-code, codex (default: a model when "
+                                     "ANTHROPIC_API_KEY/OPENAI_API_KEY is set, else oracle)."),
+    model: str | None = typer.Option(None, help="Model name for model-backed agents."),
+    tasks: list[str] = typer.Option([], "--tasks", "-t", help="Task ids (default: all)."),
+    category: str | None = typer.Option(None, help="backend, full-stack or gym."),
+    attempts: int = typer.Option(1, min=1, help="Trials per task (best-of-N in reports)."),
+    parallel: int = typer.Option(1, min=1, help="Trials at once."),
+    out: Path | None = typer.Option(None, help="Run directory (default runs/<agent>-<time>)."),
+    resume: bool = typer.Option(False, help="Finish the run in --out (kill -9 safe)."),
+    retry_errors: bool = typer.Option(False, help="With --resume, redo errored trials."),
+    tasks_dir: Path | None = typer.Option(None, help="Where tasks live (default tasks/)."),
+    sandbox: str = typer.Option("local", help="local or bwrap."),
+    script: Path | None = typer.Option(None, help="Tool calls for the scripted agent."),
+    base_url: str | None = typer.Option(None, help="OpenAI-compatible base URL (vLLM, "
+                                        "Ollama...)."),
+    agent_timeout: float | None = typer.Option(None, help="Override each task's time limit."),
+    max_turns: int | None = typer.Option(None, help="Override each task's turn limit."),
+    report: bool = typer.Option(True, help="Print the report at the end."),
+) -> None:
+    """Run an agent over tasks: every trial graded and recorded under --out."""
+    from rich.console import Console
+
+    from .agents import AgentError, default_agent, make_agent
+    from .runner import RunError, RunPlan, execute, pending
+    from .task import TaskError, discover, select
+
+    if agent is None:
+        agent, default_model = default_agent()
+        model = model or default_model
+    try:
+        chosen = select(discover(_tasks_root(tasks_dir)), tasks or None, category)
+        make_agent(agent, model, script=script, base_url=base_url)  # fail fast on bad options
+    except (TaskError, AgentError) as exc:
+        raise _fail(str(exc)) from None
+    if not chosen:
+        raise _fail(f"no tasks found under {_tasks_root(tasks_dir)}")
+    out = out or Path("runs") / f"{agent}-{time.strftime('%Y%m%d-%H%M%S')}"
+    plan = RunPlan(out=out, tasks=chosen, agent_name=agent, model=model, attempts=attempts,
+                   parallel=parallel, sandbox=sandbox, resume=resume,
+                   retry_errors=retry_errors, agent_timeout=agent_timeout,
+                   max_turns=max_turns)
+    console = Console()
+    try:
+        todo, done = pending(plan) if resume else (None, 0)
+    except Exception:  # noqa: BLE001 - progress only
+        todo, done = None, 0
+    total = len(chosen) * attempts
+    console.print(f"[b]{agent}[/b]{' ' + model if model else ''}: {total} trial(s) of "
+                  f"{len(chosen)} task(s) → {out}"
+                  + (f" ({done} already done)" if done else ""))
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(),
+                  MofNCompleteColumn(), TimeElapsedColumn(), console=console) as progress:
+        bar = progress.add_task("trials", total=total, completed=done)
+
+        def on_result(result: dict[str, object]) -> None:
+            reward = result.get("reward")
+            shown = "—" if reward is None else f"{float(reward):.2f}"  # type: ignore[arg-type]
+            progress.console.print(f"  {result['task']} #{result['attempt']}: "
+                                   f"{result['status']} reward {shown} turns "
+                                   f"{result['turns']} ({result['wall_seconds']}s)")
+            progress.advance(bar)
+
+        try:
+            execute(plan, lambda: make_agent(agent, model, script=script, base_url=base_url),
+                    on_result=on_result)
+        except RunError as exc:
+            raise _fail(str(exc)) from None
+    del todo
+    if report:
+        from ..results import load_run, summarize
+        from ..results.report import terminal
+
+        terminal([summarize(load_run(out))])
+        console.print(f"Report: stripebench report {out} --html {out}/report.html")
+
+
+def report_command(
+    runs: list[Path] = typer.Argument(..., help="Run directories."),
+    markdown: Path | None = typer.Option(None, "--markdown", help="Write Markdown here."),
+    csv: Path | None = typer.Option(None, "--csv", help="Write CSV here."),
+    html: Path | None = typer.Option(None, "--html", help="Write the HTML page here."),
+    quiet: bool = typer.Option(False, help="No terminal table."),
+) -> None:
+    """Best-of-N per task, category means and turn ranges, as tables, CSV and HTML."""
+    from ..results import load_run, summarize
+    from ..results.html import page
+    from ..results.report import csv_text, terminal
+    from ..results.report import markdown as markdown_text
+    from ..results.store import RunNotFound
+
+    try:
+        summaries = [summarize(load_run(r)) for r in runs]
+    except RunNotFound as exc:
+        raise _fail(str(exc)) from None
+    if not quiet:
+        terminal(summaries)
+    for target, text in ((markdown, lambda: markdown_text(summaries)),
+                         (csv, lambda: csv_text(summaries)), (html, lambda: page(summaries))):
+        if target is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text())
+            typer.echo(f"wrote {target}")
+
+
+@tasks_app.command("list")
+def tasks_list(tasks_dir: Path | None = typer.Option(None, help="Where tasks live.")) -> None:
+    """Every task with its category and limits."""
+    from .task import TaskError, discover
+
+    try:
+        found = discover(_tasks_root(tasks_dir))
+    except TaskError as exc:
+        raise _fail(str(exc)) from None
+    for task in found:
+        typer.echo(f"{task.id:32} {task.category:10} {int(task.agent_timeout):>5}s "
+                   f"{task.max_turns:>4} turns  {task.title}")
+    if not found:
+        typer.echo(f"no tasks under {_tasks_root(tasks_dir)}")
+
+
+@tasks_app.command("check")
+def tasks_check(
+    ids: list[str] = typer.Argument(None, help="Task ids (default: all)."),
+    tasks_dir: Path | None = typer.Option(None, help="Where tasks live."),
+    out: Path | None = typer.Option(None, help="Keep the check runs here."),
+    sandbox: str = typer.Option("local", help="local or bwrap."),
+) -> None:
+    """Validate tasks, then prove each grader: oracle must score 1.0 and noop 0.0."""
+    import tempfile
+
+    from .check import check_tasks
+    from .task import TaskError, discover, select
+
+    try:
+        chosen = select(discover(_tasks_root(tasks_dir)), ids or None)
+    except TaskError as exc:
+        raise _fail(str(exc)) from None
+    base = out or Path(tempfile.mkdtemp(prefix="stripebench-check-"))
+    failures = check_tasks(chosen, base, sandbox=sandbox, echo=typer.echo)
+    if failures:
+        typer.echo(f"{len(failures)} task(s) failed the check: {', '.join(failures)}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"all {len(chosen)} task(s) pass (runs in {base})")
+
+
+def mcp_command(
+    config: Path | None = typer.Option(None, help="A trial's mcp.json (workdir, env, "
+                                       "transcript)."),
+    workdir: Path = typer.Option(Path("."), help="Working directory when no --config."),
+    transport: str = typer.Option("stdio", help="stdio or http (streamable HTTP)."),
+    host: str = typer.Option("127.0.0.1"),
+    port: int = typer.Option(8765),
+) -> None:
+    """Serve the agent tools (bash, files, browser, docs search, submit) over MCP."""
+    from .tools.server import serve
+
+    if transport not in ("stdio", "http"):
+        raise _fail("transport must be stdio or http")
+    serve(config=config, workdir=workdir, transport=transport, host=host, port=port)

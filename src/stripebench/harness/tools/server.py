@@ -1,0 +1,79 @@
+"""`stripebench mcp`: the Toolbox served over MCP (stdio or streamable HTTP).
+
+An external agent (goose, Claude Code, Codex) is configured with this server; given a
+trial's mcp.json it works in that trial's workdir with that trial's keys and writes every
+call into the trial's transcript, exactly like the built-in agents.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from mcp import types
+from mcp.server.lowlevel import Server
+
+from ..sandbox import make_sandbox
+from ..transcript import Transcript
+from .toolbox import Toolbox
+
+
+def toolbox_from_config(config: Path | None, workdir: Path) -> Toolbox:
+    if config is None:
+        return Toolbox(make_sandbox("local", workdir))
+    data = json.loads(Path(config).read_text())
+    sandbox = make_sandbox(data.get("sandbox", "local"), Path(data["workdir"]),
+                           data.get("env") or {})
+    deadline = None
+    if data.get("deadline_unix"):
+        deadline = time.monotonic() + float(data["deadline_unix"]) - time.time()
+    return Toolbox(sandbox, Transcript(Path(data["transcript"]) if data.get("transcript")
+                                       else None), deadline=deadline)
+
+
+def build_server(toolbox: Toolbox) -> Server[Any]:
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[
+            types.Tool(name=s.name, description=s.description, input_schema=s.parameters)
+            for s in toolbox.specs])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        result = await anyio.to_thread.run_sync(toolbox.call, params.name,
+                                                dict(params.arguments or {}))
+        content: list[Any] = [types.TextContent(type="text", text=result.text)]
+        content += [types.ImageContent(type="image", data=base64.b64encode(png).decode(),
+                                       mime_type="image/png") for png in result.images]
+        return types.CallToolResult(content=content, is_error=result.is_error)
+
+    return Server("stripebench", version="0.1.0",
+                  instructions="Tools for one stripebench trial: bash and files in the "
+                               "working directory, a browser, Stripe documentation search.",
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def serve(config: Path | None, workdir: Path, transport: str = "stdio",
+          host: str = "127.0.0.1", port: int = 8765) -> None:
+    toolbox = toolbox_from_config(config, workdir)
+    server = build_server(toolbox)
+    try:
+        if transport == "stdio":
+            from mcp.server.stdio import stdio_server
+
+            async def main() -> None:
+                async with stdio_server() as (read, write):
+                    await server.run(read, write, server.create_initialization_options())
+
+            anyio.run(main)
+        else:
+            import uvicorn
+
+            app = server.streamable_http_app(host=host)
+            uvicorn.run(app, host=host, port=port, log_level="warning")
+    finally:
+        toolbox.close()
+        toolbox.sandbox.stop()

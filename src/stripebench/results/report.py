@@ -1,0 +1,115 @@
+"""Reports: terminal table, Markdown, CSV (Stripe's published columns)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from ..harness.transcript import read
+from .aggregate import RunSummary
+from .store import Run
+
+CSV_COLUMNS = ["eval name", "model", "run ID", "score", "turn count"]
+
+
+def pct(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.1f}%"
+
+
+def turn_range(low: int | None, high: int | None) -> str:
+    if low is None or high is None:
+        return "—"
+    return str(low) if low == high else f"{low}–{high}"
+
+
+def csv_text(summaries: list[RunSummary]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for summary in summaries:
+        for task in summary.tasks:
+            writer.writerow([task.task, summary.run.model, summary.run.run_id,
+                             "" if task.score is None else f"{task.score:.4f}",
+                             "" if task.turns is None else task.turns])
+    return out.getvalue()
+
+
+def _attempts(task: Any) -> str:
+    return f"{task.valid}/{task.attempts}"
+
+
+def markdown(summaries: list[RunSummary]) -> str:
+    lines = ["# stripebench results", ""]
+    lines += ["## By category", "", "| Run | Category | Mean score | Tasks | Turns |",
+              "|---|---|---:|---:|---|"]
+    for s in summaries:
+        for c in s.categories:
+            lines.append(f"| {s.run.label} | {c.category} | {pct(c.mean)} | "
+                         f"{c.scored}/{c.tasks} | {turn_range(c.turn_min, c.turn_max)} |")
+        lines.append(f"| {s.run.label} | **all** | **{pct(s.mean)}** | "
+                     f"{sum(c.scored for c in s.categories)}/"
+                     f"{sum(c.tasks for c in s.categories)} | |")
+    lines += ["", "## By task (best of N)", "",
+              "| Run | Task | Category | Score | Turns | Valid attempts | Sub-problems |",
+              "|---|---|---|---:|---:|---:|---|"]
+    for s in summaries:
+        for t in s.tasks:
+            parts = ", ".join(f"{k} {pct(v)}" for k, v in t.parts.items())
+            lines.append(f"| {s.run.label} | {t.task} | {t.category} | {pct(t.score)} | "
+                         f"{'—' if t.turns is None else t.turns} | {_attempts(t)} | {parts} |")
+    errors = [(s, e) for s in summaries for e in s.errors]
+    if errors:
+        lines += ["", "## Trials that ended in an error (not scored)", "",
+                  "| Run | Task | Attempt | Status | Error |", "|---|---|---:|---|---|"]
+        for s, e in errors:
+            message = (e.get("error") or "").splitlines()[0:1]
+            lines.append(f"| {s.run.label} | {e['task']} | {e['attempt']} | {e['status']} | "
+                         f"{(message[0] if message else '')[:120].replace('|', '/')} |")
+    queries = unhelpful_queries([s.run for s in summaries])
+    if queries:
+        lines += ["", "## Documentation searches that found nothing", ""]
+        lines += [f"- `{q['query']}` ({q['task']} #{q['attempt']}, {q['run']})"
+                  for q in queries]
+    return "\n".join(lines) + "\n"
+
+
+def terminal(summaries: list[RunSummary]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for s in summaries:
+        table = Table(title=f"{s.run.label} — run {s.run.run_id}")
+        for column in ("Task", "Category", "Score", "Turns", "Valid", "Sub-problems"):
+            table.add_column(column, justify="right" if column in ("Score", "Turns", "Valid")
+                             else "left")
+        for t in s.tasks:
+            table.add_row(t.task, t.category, pct(t.score),
+                          "—" if t.turns is None else str(t.turns), _attempts(t),
+                          ", ".join(f"{k} {pct(v)}" for k, v in t.parts.items()))
+        console.print(table)
+        cats = Table(title="By category")
+        for column in ("Category", "Mean", "Tasks scored", "Turn range"):
+            cats.add_column(column)
+        for c in s.categories:
+            cats.add_row(c.category, pct(c.mean), f"{c.scored}/{c.tasks}",
+                         turn_range(c.turn_min, c.turn_max))
+        cats.add_row("[b]all[/b]", f"[b]{pct(s.mean)}[/b]", "", "")
+        console.print(cats)
+        for e in s.errors:
+            first = (e.get("error") or "").splitlines()[:1]
+            console.print(f"[red]{e['task']} #{e['attempt']}: {e['status']}[/red] "
+                          f"{first[0][:150] if first else ''}")
+
+
+def unhelpful_queries(runs: list[Run]) -> list[dict[str, Any]]:
+    """Docs searches that returned nothing (Stripe found documentation bugs this way)."""
+    found = []
+    for run in runs:
+        for trial in run.trials:
+            for event in read(run.trial_dir(trial) / "transcript.jsonl"):
+                if event.get("type") == "docs_search" and not event.get("results"):
+                    found.append({"query": event.get("query", ""), "task": trial["task"],
+                                  "attempt": trial["attempt"], "run": run.label})
+    return found
