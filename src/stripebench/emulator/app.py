@@ -17,7 +17,7 @@ from typing import Any
 from . import control, forms, render, router, versions
 from .context import Ctx
 from .errors import AuthenticationError, IdempotencyError, InvalidRequest, StripeError
-from .http import Request, Response, dumps
+from .http import Request, Response, canonical_json, dumps
 from .store import REQUEST_LOG_LIMIT, Account, Store
 from .validate import validate_params
 from .web import STRIPE_HOSTS, Web, find
@@ -207,8 +207,8 @@ class EmulatorApp:
                 raw.update(forms.decode(request.body.decode("utf-8", "replace")))
         key = ctx.idempotency_key if method == "POST" else None
         if key:
-            fingerprint = hashlib.sha256(
-                f"{method} {path} {json.dumps(raw, sort_keys=True)}".encode()).hexdigest()
+            fingerprint = hashlib.sha256(f"{method} {path} ".encode()
+                                         + canonical_json(raw)).hexdigest()
             replay = self.replay(ctx, key, fingerprint)
             if replay is not None:
                 return replay
@@ -253,5 +253,5 @@ class EmulatorApp:
                      "version": response.headers.get("stripe-version", ""),
                      "idempotency_key": request.header("idempotency-key") or None,
                      "time": account.clock.now()})
-        if len(log_) > REQUEST_LOG_LIMIT:
+        if len(log_) > REQUEST_LOG_LIMIT + 500:  # trim in batches: one shift per 500 requests
             del log_[: len(log_) - REQUEST_LOG_LIMIT]

@@ -43,7 +43,8 @@ class InvalidRequest(StripeError):
 class NotFound(StripeError):
     status = 404
 
-    def __init__(self, message: str, *, param: str | None = None, code: str = "resource_missing") -> None:
+    def __init__(self, message: str, *, param: str | None = None,
+                 code: str = "resource_missing") -> None:
         super().__init__(message, code=code, param=param)
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from .shape import clone
 
 if TYPE_CHECKING:
     from .context import Ctx
@@ -15,9 +16,9 @@ LISTENERS: list[Listener] = []
 
 def emit(ctx: Ctx, event_type: str, obj: dict[str, Any],
          previous_attributes: dict[str, Any] | None = None) -> dict[str, Any]:
-    data: dict[str, Any] = {"object": copy.deepcopy(obj)}
+    data: dict[str, Any] = {"object": clone(obj)}
     if previous_attributes:
-        data["previous_attributes"] = copy.deepcopy(previous_attributes)
+        data["previous_attributes"] = clone(previous_attributes)
     event = ctx.new("event", "evt", type=event_type, data=data,
                     api_version=ctx.account.api_version, pending_webhooks=0,
                     request={"id": ctx.request_id or None,

@@ -17,6 +17,8 @@ _APPEND = object()
 
 
 def decode(raw: str) -> dict[str, Any]:
+    if not raw:
+        return {}
     root: dict[str, Any] = {}
     for key, value in parse_qsl(raw, keep_blank_values=True, strict_parsing=False):
         _assign(root, key, value)

@@ -12,9 +12,19 @@ try:
 
     def dumps(value: Any) -> bytes:
         return orjson.dumps(value, option=orjson.OPT_INDENT_2)
+
+    def canonical_json(value: Any) -> bytes:
+        """Compact JSON with sorted keys: equal params give equal bytes (idempotency)."""
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except TypeError:  # e.g. an integer beyond 64 bits from a JSON body
+            return json.dumps(value, sort_keys=True).encode()
 except ImportError:  # pragma: no cover - orjson is a declared dependency
     def dumps(value: Any) -> bytes:
         return json.dumps(value, indent=2).encode()
+
+    def canonical_json(value: Any) -> bytes:
+        return json.dumps(value, sort_keys=True).encode()
 
 
 @dataclass

@@ -19,6 +19,9 @@ LENGTHS: dict[str, int] = {
     "in": 24, "il": 24, "ii": 24, "inpay": 24, "si": 14, "sub": 24,
 }
 DEFAULT_LENGTH = 24
+# Byte -> base62 character. A byte-wise map (slightly uneven, which ids do not mind) is
+# ~30x faster than big-integer base conversion, and ids are made on every write.
+_TO_BASE62 = bytes(ord(ALPHABET[b % 62]) for b in range(256))
 
 
 def base62(data: bytes, length: int) -> str:
@@ -37,12 +40,12 @@ class IdGenerator:
 
     def token(self, length: int) -> str:
         self.counter += 1
-        digest = b""
-        block = 0
-        while len(digest) * 8 < length * 6 + 64:
+        digest = hashlib.sha256(f"{self.seed}:{self.counter}:0".encode()).digest()
+        block = 1
+        while len(digest) < length:
             digest += hashlib.sha256(f"{self.seed}:{self.counter}:{block}".encode()).digest()
             block += 1
-        return base62(digest, length)
+        return digest[:length].translate(_TO_BASE62).decode("ascii")
 
     def new(self, prefix: str, length: int | None = None) -> str:
         return f"{prefix}_{self.token(length or LENGTHS.get(prefix, DEFAULT_LENGTH))}"

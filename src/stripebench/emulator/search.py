@@ -98,7 +98,8 @@ def _test(clause: Clause, actual: Any) -> bool:
     elif isinstance(actual, bool):
         result = str(actual).lower() == clause.value.lower()
     elif isinstance(actual, (int, float)):
-        result = clause.numeric and float(clause.value) == float(actual) or str(actual) == clause.value
+        result = (clause.numeric and float(clause.value) == float(actual)) or (
+            str(actual) == clause.value)
     else:
         result = str(actual).lower() == clause.value.lower()
     return not result if clause.negate else result
@@ -110,8 +111,9 @@ def search(ctx: Ctx, items: Iterable[dict[str, Any]], params: dict[str, Any], ur
     join, clauses = parse(str(params.get("query", "")))
     for clause in clauses:
         if clause.field not in fields and clause.field != "metadata":
+            supported = ", ".join(sorted(fields))
             raise InvalidRequest(f"Field '{clause.field}' is an unsupported search field for "
-                                 f"this resource. Supported: {', '.join(sorted(fields))}, metadata.",
+                                 f"this resource. Supported: {supported}, metadata.",
                                  param="query")
 
     def value_of(obj: dict[str, Any], clause: Clause) -> Any:
