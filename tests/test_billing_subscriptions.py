@@ -254,3 +254,15 @@ def test_add_invoice_items_and_subscription_items(client: stripe.StripeClient) -
     assert {i.id for i in listed} == {extra.id, sub["items"].data[0].id}
     client.v1.subscription_items.delete(extra.id, params={"proration_behavior": "none"})
     assert len(client.v1.subscriptions.retrieve(sub.id)["items"].data) == 1
+
+
+def test_trial_without_card_gets_a_pending_setup_intent(client: stripe.StripeClient) -> None:
+    shop = make_shop(client, card=False)
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": shop.price(900).id}],
+        "trial_period_days": 30, "payment_behavior": "default_incomplete",
+        "expand": ["pending_setup_intent"]})
+    assert sub.status == "trialing"
+    intent = sub.pending_setup_intent
+    assert intent.customer == shop.customer.id and intent.usage == "off_session"
+    assert intent.client_secret.startswith(intent.id + "_secret_")
