@@ -1,0 +1,168 @@
+"""The whole trial loop on small fixture tasks: oracle, noop and scripted agents, every
+outcome (pass, partial, fail, timeout, crash, broken service, broken grader), parallel
+trials, resume after kill -9, and `tasks check`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stripebench.harness.agents import make_agent
+from stripebench.harness.agents.simple import ScriptedAgent
+from stripebench.harness.check import check_tasks
+from stripebench.harness.emulator import Emulator
+from stripebench.harness.runner import RunPlan, execute
+from stripebench.harness.task import discover, load_task, problems
+
+FIXTURES = Path(__file__).parent / "fixtures" / "tasks"
+SHOP = load_task(FIXTURES / "fixture-shop")
+CREATE_CUSTOMER = ('curl -sf "$STRIPE_API_BASE/v1/customers" -u "$STRIPE_SECRET_KEY:" '
+                   '-d email=ada@example.com -d "name=Ada Lovelace"')
+SAVE_ID = " | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"id\"], end=\"\")' " \
+          "> customer.txt"
+SCRIPTS: dict[str, list[dict[str, Any]]] = {
+    "pass": [{"tool": "view", "args": {"path": "."}},
+             {"tool": "bash", "args": {"command": CREATE_CUSTOMER + SAVE_ID}},
+             {"tool": "submit", "args": {"summary": "done"}}],
+    "partial": [{"tool": "bash", "args": {"command": CREATE_CUSTOMER}}],
+    "fail": [{"tool": "create", "args": {"path": "customer.txt", "file_text": "cus_nope"}}],
+    "timeout": [{"tool": "bash", "args": {"command": "sleep 30"}},
+                {"tool": "bash", "args": {"command": "echo never"}}],
+    "crash": [{"tool": "bash", "args": {"command": "true"}}, {"crash": "model API exploded"}],
+}
+
+
+@pytest.fixture(scope="module")
+def emu(emulator: Any) -> Emulator:
+    return Emulator(emulator.base)
+
+
+def run_one(tmp: Path, emu: Emulator, agent: Any, task: Any = SHOP, **plan: Any
+            ) -> dict[str, Any]:
+    results = execute(RunPlan(out=tmp, tasks=[task], agent_name=agent.name, model=None,
+                              **plan), lambda: agent, emulator=emu)
+    assert len(results) == 1
+    return results[0]
+
+
+def test_fixture_tasks_load_and_validate() -> None:
+    tasks = {t.id: t for t in discover(FIXTURES)}
+    assert set(tasks) >= {"fixture-shop", "fixture-broken-service", "fixture-bad-grader"}
+    assert SHOP.category == "backend" and SHOP.max_turns == 20
+    assert [c["ref"] for c in SHOP.fixtures] == ["tee", "tee_price", "launch"]
+    assert problems(SHOP) == []
+
+
+def test_scripted_outcomes(tmp_path: Path, emu: Emulator) -> None:
+    got = {}
+    for name, steps in SCRIPTS.items():
+        got[name] = run_one(tmp_path / name, emu, ScriptedAgent(steps),
+                            agent_timeout=3 if name == "timeout" else None)
+    assert got["pass"]["status"] == "completed" and got["pass"]["reward"] == 1.0
+    assert got["pass"]["turns"] == 3 and got["pass"]["tool_calls"] == 3
+    assert got["partial"]["reward"] == 0.5
+    assert got["partial"]["subscores"]["customer_created"] == 1.0
+    assert got["partial"]["subscores"]["customer_file"] == 0.0
+    assert got["fail"]["status"] == "completed" and got["fail"]["reward"] == 0.0
+    assert got["timeout"]["status"] == "agent_timeout"
+    assert got["timeout"]["agent_seconds"] < 10
+    assert got["crash"]["status"] == "agent_error"
+    assert "model API exploded" in got["crash"]["error"]
+    # the record keeps what happened: transcript, request log, submission, grader output
+    trial = tmp_path / "pass" / "trials" / "fixture-shop" / "1"
+    events = [json.loads(line) for line in (trial / "transcript.jsonl").read_text().splitlines()]
+    assert [e["name"] for e in events if e["type"] == "tool_call"] == ["view", "bash", "submit"]
+    log = json.loads((trial / "emulator_requests.json").read_text())
+    assert any(r["method"] == "POST" and r["path"] == "/v1/customers" for r in log)
+    assert got["pass"]["submission"]["added"] == ["customer.txt"]
+    assert "[PASS] customer_created" in (trial / "grader.log").read_text()
+    assert not (trial / "workdir" / ".stripebench" / "grader").exists()
+
+
+def test_seeded_fixtures_and_collateral_gate(tmp_path: Path, emu: Emulator) -> None:
+    # deleting a seeded coupon is collateral damage: the gate zeroes the score
+    steps = SCRIPTS["pass"][:2] + [{"tool": "bash", "args": {
+        "command": 'curl -sf -X DELETE "$STRIPE_API_BASE/v1/coupons/LAUNCH10" '
+                   '-u "$STRIPE_SECRET_KEY:"'}}]
+    result = run_one(tmp_path, emu, ScriptedAgent(steps))
+    trial = tmp_path / "trials" / "fixture-shop" / "1"
+    refs = json.loads((trial / "fixtures.json").read_text())
+    assert refs["tee"]["id"] == "prod_fixture_tee"
+    assert refs["tee_price"]["product"] == "prod_fixture_tee"
+    assert result["subscores"]["customer_created"] == 1.0
+    assert result["subscores"]["gate:stripe_untouched"] == 0.0 and result["reward"] == 0.0
+
+
+def test_broken_service_and_grader_are_errors_not_scores(tmp_path: Path, emu: Emulator) -> None:
+    service = run_one(tmp_path / "s", emu, make_agent("oracle"),
+                      task=load_task(FIXTURES / "fixture-broken-service"))
+    assert service["status"] == "service_error" and service["reward"] is None
+    assert "exited with code 3" in service["error"]
+    grader = run_one(tmp_path / "g", emu, make_agent("oracle"),
+                     task=load_task(FIXTURES / "fixture-bad-grader"))
+    assert grader["status"] == "grader_error" and grader["reward"] is None
+    assert "no reward.json" in grader["error"]
+
+
+def test_parallel_trials_do_not_interfere(tmp_path: Path, emu: Emulator) -> None:
+    results = execute(RunPlan(out=tmp_path, tasks=[SHOP], agent_name="oracle", model=None,
+                              attempts=3, parallel=3), lambda: make_agent("oracle"),
+                      emulator=emu)
+    assert sorted(r["reward"] for r in results) == [1.0, 1.0, 1.0]
+    assert len({r["account"] for r in results}) == 3
+    assert len({r["ports"]["web"] for r in results}) == 3
+    ids = set()
+    for r in results:
+        trial = tmp_path / "trials" / "fixture-shop" / str(r["attempt"])
+        ids.add((trial / "workdir" / "customer.txt").read_text())
+        posts = [q for q in json.loads((trial / "emulator_requests.json").read_text())
+                 if q["path"] == "/v1/customers"]
+        assert len(posts) == 1  # each account saw only its own trial's request
+    assert len(ids) == 3
+
+
+def test_tasks_check_proves_oracle_and_noop(tmp_path: Path) -> None:
+    lines: list[str] = []
+    failures = check_tasks([SHOP, load_task(FIXTURES / "fixture-bad-grader")], tmp_path,
+                           echo=lines.append)
+    assert failures == ["fixture-bad-grader"]
+    assert any(line.startswith("ok   fixture-shop") for line in lines)
+
+
+def test_resume_after_kill_9(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps([{"sleep": 1.5}] + SCRIPTS["pass"]))
+    command = [sys.executable, "-m", "stripebench.cli", "run", "--agent", "scripted",
+               "--script", str(script), "--tasks-dir", str(FIXTURES), "--tasks",
+               "fixture-shop", "--attempts", "3", "--out", str(out), "--no-report"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    first = out / "trials" / "fixture-shop" / "1" / "result.json"
+    deadline = time.monotonic() + 60
+    while not first.exists():
+        assert time.monotonic() < deadline, "the first trial never finished"
+        time.sleep(0.1)
+    time.sleep(0.5)  # the second trial is now in flight
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = first.read_text()
+    unfinished = [p for p in (out / "trials" / "fixture-shop").iterdir()
+                  if not (p / "result.json").exists()]
+    assert unfinished, "kill -9 should have interrupted a trial"
+    done = subprocess.run(command + ["--resume"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    results = [json.loads((out / "trials" / "fixture-shop" / str(n) / "result.json")
+                          .read_text()) for n in (1, 2, 3)]
+    assert [r["reward"] for r in results] == [1.0, 1.0, 1.0]
+    assert first.read_text() == before  # finished trials are not redone
+    again = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 2 and "--resume" in again.stderr  # no silent overwrite
