@@ -151,27 +151,10 @@ def test_an_unpaid_session_scores_part(trial: dict[str, Any]) -> None:
     assert 0.0 < reward["total"] < 0.5
 
 
-def test_oracle_migrates_buys_in_chromium_and_scores_one(trial: dict[str, Any]) -> None:
-    started = time.monotonic()
-    with shop(trial):  # the task's service runs the old code while the oracle works
-        done = subprocess.run(["bash", str(TASK / "solution" / "solve.sh")],
-                              env={**os.environ, **trial["env"]}, cwd=trial["workdir"],
-                              capture_output=True, text=True, timeout=180)
-    assert done.returncode == 0, done.stdout + done.stderr
-    print(f"oracle took {time.monotonic() - started:.1f}s")
-    with shop(trial) as origin:  # restarted before grading, from the migrated code
-        reward = grade(trial, origin)
-    assert reward["total"] == 1.0, reward
-    session_id = (trial["workdir"] / "submission" / "checkout_session_id.txt").read_text()
-    session = sdk(trial).v1.checkout.sessions.retrieve(session_id.strip(),
-                                                        {"expand": ["discounts.promotion_code"]})
-    assert session.discounts[0].promotion_code.code == "TRAIL10"
-    assert session.amount_total == (1800 + 2500 + 3200) * 90 // 100 + 600
-
-
 def test_proven_under_the_harness(tmp_path: Path) -> None:
-    """The real trial loop (sandbox, the shop as a service, restart, hidden grader):
-    the oracle's Chromium purchase scores 1.0 and noop 0.0."""
+    """The real trial loop (sandbox, the shop as a service, restart, hidden grader): the
+    oracle migrates the shop and buys one of each product with TRAIL10 in Chromium
+    (every check passes: 1.0), noop scores 0.0."""
     from stripebench.harness.agents.simple import NoopAgent, OracleAgent
     from stripebench.harness.emulator import Emulator
     from stripebench.harness.trial import TrialConfig, run_trial
@@ -179,12 +162,15 @@ def test_proven_under_the_harness(tmp_path: Path) -> None:
     task = load_task(TASK)
     server = Emulator.start()
     try:
-        rewards = {}
+        records = {}
         for name, agent in [("oracle", OracleAgent()), ("noop", NoopAgent())]:
             record = run_trial(task, 0, tmp_path / name, agent, server,
                                TrialConfig("proof", name, None))
             assert record["status"] == "completed", record["error"]
-            rewards[name] = record["reward"]
+            records[name] = record
     finally:
         server.stop()
-    assert rewards == {"oracle": 1.0, "noop": 0.0}
+    oracle, noop = records["oracle"], records["noop"]
+    assert oracle["reward"] == 1.0 and set(oracle["subscores"].values()) == {1.0}
+    assert "submission/checkout_session_id.txt" in oracle["submission"]["added"]
+    assert noop["reward"] == 0.0

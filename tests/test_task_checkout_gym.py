@@ -197,15 +197,6 @@ def test_partial_and_padded_answers_score_below_one() -> None:
 
 # ------------------------------------------------------------------ grader end to end
 
-def test_oracle_scores_one(trial: dict[str, Any]) -> None:
-    prepare(trial)
-    run(["bash", str(TASK / "solution" / "solve.sh")], trial["env"], trial["workdir"])
-    reward = grade(trial)
-    assert reward["total"] == 1.0
-    assert len(reward["subscores"]) == 20
-    assert all(v == 1.0 for v in reward["subscores"].values())
-
-
 def test_noop_scores_zero(trial: dict[str, Any]) -> None:
     prepare(trial)
     reward = grade(trial)
@@ -331,8 +322,10 @@ def _visible_texts(params: dict[str, Any], names: dict[str, str],
     return texts
 
 
-@pytest.mark.parametrize("seed", [generate.PUBLIC_SEED, 1])  # 1: anchors in fr, optional items
-def test_pages_alone_solve_the_gym(trial: dict[str, Any], seed: int) -> None:
+# Seed 116's first 8 pages hold what the public seed lacks: an anchor in a localized
+# date, optional items with quantity ranges, setup mode, a trial, inline shipping rates.
+@pytest.mark.parametrize(("seed", "count"), [(generate.PUBLIC_SEED, 20), (116, 8)])
+def test_pages_alone_solve_the_gym(trial: dict[str, Any], seed: int, count: int) -> None:
     """Solvability: each public-seed page, drawn in Chromium through the gym app, shows
     its products, custom fields and options, custom text and shipping options; and a
     solver that reads only the pages (gym_page_solver) scores high with the real grader."""
@@ -340,7 +333,7 @@ def test_pages_alone_solve_the_gym(trial: dict[str, Any], seed: int) -> None:
 
     from gym_page_solver import READ_PAGE, solve_page
 
-    key = prepare(trial, STRIPEBENCH_GYM_SEED=str(seed))
+    key = prepare(trial, STRIPEBENCH_GYM_SEED=str(seed), STRIPEBENCH_GYM_COUNT=str(count))
     base = trial["emulator"].base
     agent = stripe.StripeClient(trial["account"]["secret_key"], base_addresses={"api": base})
     names = {p.id: p.product.name for p in agent.v1.prices.list(
