@@ -588,3 +588,25 @@ def test_billing_cycle_anchor_config(client: stripe.StripeClient) -> None:
         "subscription_data": {"billing_cycle_anchor_config": {"day_of_month": 15},
                               "trial_period_days": 7}}))
     assert err.param == "subscription_data[billing_cycle_anchor_config]"  # type: ignore
+
+
+def test_customer_chosen_amount(emulator: Any, client: stripe.StripeClient) -> None:
+    gift = client.v1.prices.create(params={
+        "currency": "usd", "product_data": {"name": "Trail fund"},
+        "custom_unit_amount": {"enabled": True, "minimum": 500, "maximum": 50000,
+                               "preset": 2500}})
+    s = client.v1.checkout.sessions.create(params={
+        "mode": "payment", "submit_type": "donate", "success_url": SUCCESS,
+        "line_items": [{"price": gift.id, "quantity": 1}]})
+    assert s.amount_total == 2500
+    item = client.v1.checkout.sessions.line_items.list(s.id).data[0].id
+    low = state(emulator.base, s, action="custom_amount", item=item, amount=100)
+    assert "$5.00" in low["errors"][f"amount-{item}"]
+    assert state(emulator.base, s, action="custom_amount", item=item, amount=4200)["errors"] == {}
+    assert confirm(emulator.base, s)["complete"]
+    done = client.v1.checkout.sessions.retrieve(s.id, params={"expand": ["payment_intent"]})
+    assert done.amount_total == 4200 == done.payment_intent.amount
+    err = error_of(lambda: client.v1.checkout.sessions.create(params={
+        "mode": "payment", "success_url": SUCCESS,
+        "line_items": [{"price": gift.id, "quantity": 2}]}))
+    assert err.param == "line_items[0][quantity]"  # type: ignore[attr-defined]

@@ -65,11 +65,12 @@ def page(browser: Browser) -> Iterator[Page]:
     context.close()
 
 
-def fill_card(scope: Any, number: str = CARD_OK) -> None:
-    scope.get_by_label("Card number").fill(number)
-    scope.get_by_label("Expiration").fill("12 / 34")
-    scope.get_by_label("CVC").fill("123")
-    scope.get_by_label("Cardholder name").fill("Jenny Rosen")
+def fill_card(scope: Any, number: str = CARD_OK, card_label: str = "Card number",
+              expiry_label: str = "Expiration", name_label: str = "Cardholder name") -> None:
+    scope.get_by_label(card_label).fill(number)
+    scope.get_by_label(expiry_label).fill("12 / 34")
+    scope.locator("#card-cvc").fill("123")
+    scope.get_by_label(name_label).fill("Jenny Rosen")
     scope.locator("#billing-postal_code").fill("94107")
 
 
@@ -239,6 +240,27 @@ def test_declined_card_shows_the_decline(page: Page, client: stripe.StripeClient
     expect(page.get_by_role("button", name="Pay")).to_be_enabled()
     assert SHOP not in page.url
     assert client.v1.checkout.sessions.retrieve(session.id).status == "open"
+
+
+def test_donation_with_a_chosen_amount(page: Page, client: stripe.StripeClient) -> None:
+    fund = client.v1.prices.create(params={
+        "currency": "eur", "product_data": {"name": "Trail fund"},
+        "custom_unit_amount": {"enabled": True, "minimum": 300}})
+    session = client.v1.checkout.sessions.create(params={
+        "mode": "payment", "submit_type": "donate", "locale": "fr", "success_url": SUCCESS,
+        "line_items": [{"price": fund.id, "quantity": 1}]})
+    page.goto(session.url)
+    page.get_by_label("E-mail").fill("don@example.com")
+    fill_card(page.locator("body"), CARD_OK, card_label="Numéro de carte",
+              expiry_label="Date d'expiration", name_label="Nom du titulaire de la carte")
+    page.get_by_role("button", name="Faire un don").click()
+    expect(page.locator("[id^=err-amount-]")).to_have_text("Ce champ est incomplet.")
+    page.get_by_label("Choisissez un montant").fill("12,50")
+    page.get_by_label("Choisissez un montant").press("Tab")
+    expect(page.locator("#total")).to_have_text("12,50\u00a0€")
+    page.get_by_role("button", name="Faire un don").click()
+    page.wait_for_url(re.compile(re.escape(SHOP) + "/success"))
+    assert client.v1.checkout.sessions.retrieve(session.id).amount_total == 1250
 
 
 def test_3d_secure_card_goes_through_the_challenge(page: Page,

@@ -48,6 +48,34 @@ def set_quantity(session: dict[str, Any], item_id: str, quantity: Any) -> None:
         item["quantity"] = max(1, low)
 
 
+def custom_limits(price: dict[str, Any], currency: str | None) -> tuple[int, int | None]:
+    """(minimum, maximum) of a customer-chosen amount, in the session currency."""
+    spec = price.get("custom_unit_amount") or {}
+    if currency and currency != price.get("currency"):
+        option = ((price.get("currency_options") or {}).get(currency) or {}).get(
+            "custom_unit_amount") or spec
+        spec = option
+    return int(spec.get("minimum") or 1), (int(spec["maximum"]) if spec.get("maximum")
+                                           else None)
+
+
+def set_custom_amount(ctx: Ctx, session: dict[str, Any], item_id: str, amount: Any) -> None:
+    item = _item(session, item_id)
+    price = ctx.get(item["price"], "price")
+    if not price.get("custom_unit_amount"):
+        raise CartError("form", "err_required")
+    try:
+        wanted = int(amount)
+    except (TypeError, ValueError):
+        raise CartError(f"amount-{item_id}", "err_required") from None
+    low, high = custom_limits(price, session.get("currency"))
+    if wanted < low:
+        raise CartError(f"amount-{item_id}", "err_amount_min", amount=(low, session["currency"]))
+    if high is not None and wanted > high:
+        raise CartError(f"amount-{item_id}", "err_amount_max", amount=(high, session["currency"]))
+    item["custom_amount"] = wanted
+
+
 def set_optional(session: dict[str, Any], item_id: str, added: bool) -> None:
     item = _item(session, item_id)
     if not item.get("optional"):

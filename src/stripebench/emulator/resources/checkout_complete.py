@@ -70,6 +70,10 @@ def validate(t: Any, session: dict[str, Any], form: dict[str, Any],
                     errors[f"billing-{key}"] = t("err_required")
         elif not form_text(form, "billing", "country"):
             errors["billing-country"] = t("err_required")
+    from .checkout_totals import cart_items
+    for item in cart_items(session):
+        if item.get("custom") and item.get("custom_amount") is None:
+            errors[f"amount-{item['id']}"] = t("err_required")
     for spec in session.get("custom_fields") or []:
         _validate_custom_field(t, spec, form_text(form, "custom_fields", spec["key"]), errors)
     consent = session.get("consent_collection") or {}

@@ -115,10 +115,10 @@ def build_items(ctx: Ctx, raw: list[dict[str, Any]], mode: str,
     for index, item in enumerate(raw):
         param = f"line_items[{index}]"
         price = _price_for_item(ctx, item, param, owner)
-        if price.get("custom_unit_amount"):
-            from ..errors import Unsupported
-            raise Unsupported("prices with custom_unit_amount (customer-chosen amounts) in "
-                              "Checkout", param=f"{param}[price]")
+        custom = price.get("custom_unit_amount")
+        if custom and item.get("quantity") not in (None, 1):
+            raise InvalidRequest("Line items with a customer-chosen amount (custom_unit_amount) "
+                                 "must have a quantity of 1.", param=f"{param}[quantity]")
         if mode == "payment" and price["type"] == "recurring":
             raise InvalidRequest("You specified `payment` mode but passed a recurring price. "
                                  "Either switch to `subscription` mode or use only one-time "
@@ -144,7 +144,9 @@ def build_items(ctx: Ctx, raw: list[dict[str, Any]], mode: str,
             "adjustable_quantity": _adjustable(item.get("adjustable_quantity"), quantity or 0,
                                                param),
             "tax_rates": rates, "metadata": merge_metadata({}, item.get("metadata") or {}),
-            "optional": False})
+            "optional": False,
+            # Customer-chosen amount: starts at the preset (the page lets the customer change it).
+            "custom": bool(custom), "custom_amount": (custom.get("preset") if custom else None)})
     if mode == "subscription" and items and not any(
             (ctx.get(i["price"], "price")["type"] == "recurring") for i in items):
         raise InvalidRequest("You must provide at least one recurring price in `subscription` "

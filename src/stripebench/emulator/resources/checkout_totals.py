@@ -140,8 +140,13 @@ def compute(ctx: Ctx, session: dict[str, Any], country: str | None = None,
         price = ctx.account.objects.get(item["price"]) or {}
         product = ctx.maybe(price.get("product"), "product")
         quantity = int(item.get("quantity") or 0)
-        full = line_amount(price, quantity, currency)
-        line = Line(item, price, product, unit_amount(price, currency), quantity, full)
+        if price.get("custom_unit_amount"):
+            unit = int(item.get("custom_amount") or 0)
+            full = unit * quantity
+        else:
+            unit = unit_amount(price, currency)
+            full = line_amount(price, quantity, currency)
+        line = Line(item, price, product, unit, quantity, full)
         if subscription and price.get("recurring"):
             factor = first_period_factor(ctx, session, price["recurring"])
             line.amount_subtotal = int(Decimal(full * factor).quantize(

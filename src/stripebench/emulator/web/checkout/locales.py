@@ -15,6 +15,9 @@ ZERO_DECIMAL = {"bif", "clp", "djf", "gnf", "jpy", "kmf", "krw", "mga", "pyg", "
 SUPPORTED = ("en", "fr", "de", "es", "ja")
 
 EN: dict[str, str] = {
+    "choose_amount": "Choose an amount",
+    "err_amount_min": "The amount must be at least {amount}.",
+    "err_amount_max": "The amount must be at most {amount}.",
     "taxname_sales_tax": "Sales tax",
     "taxname_vat": "VAT",
     "taxname_gst": "GST",
@@ -101,6 +104,9 @@ EN: dict[str, str] = {
 }
 
 FR: dict[str, str] = {
+    "choose_amount": "Choisissez un montant",
+    "err_amount_min": "Le montant doit être d'au moins {amount}.",
+    "err_amount_max": "Le montant ne peut pas dépasser {amount}.",
     "taxname_sales_tax": "Taxe de vente",
     "taxname_vat": "TVA",
     "taxname_gst": "TPS",
@@ -196,6 +202,9 @@ FR: dict[str, str] = {
 }
 
 DE: dict[str, str] = {
+    "choose_amount": "Betrag wählen",
+    "err_amount_min": "Der Betrag muss mindestens {amount} betragen.",
+    "err_amount_max": "Der Betrag darf höchstens {amount} betragen.",
     "taxname_sales_tax": "Umsatzsteuer",
     "taxname_vat": "MwSt.",
     "taxname_gst": "GST",
@@ -286,6 +295,9 @@ DE: dict[str, str] = {
 }
 
 ES: dict[str, str] = {
+    "choose_amount": "Elige un importe",
+    "err_amount_min": "El importe debe ser de al menos {amount}.",
+    "err_amount_max": "El importe no puede superar {amount}.",
     "taxname_sales_tax": "Impuesto sobre las ventas",
     "taxname_vat": "IVA",
     "taxname_gst": "GST",
@@ -377,6 +389,9 @@ ES: dict[str, str] = {
 }
 
 JA: dict[str, str] = {
+    "choose_amount": "金額を選択",
+    "err_amount_min": "金額は {amount} 以上にしてください。",
+    "err_amount_max": "金額は {amount} 以下にしてください。",
     "taxname_sales_tax": "売上税",
     "taxname_vat": "付加価値税",
     "taxname_gst": "GST",

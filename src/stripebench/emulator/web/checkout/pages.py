@@ -198,6 +198,8 @@ def _state(web: Web, session: str) -> Response:
             cart.apply_promotion_code(ctx, obj, str(body.get("code") or ""))
         elif action == "remove_discount":
             cart.remove_promotion_code(obj)
+        elif action == "custom_amount":
+            cart.set_custom_amount(ctx, obj, str(body.get("item")), body.get("amount"))
         elif action == "shipping_rate":
             cart.choose_shipping(obj, str(body.get("rate")))
     except cart.CartError as exc:

@@ -112,8 +112,20 @@ def summary(t: Translator, ctx: Ctx, session: dict[str, Any], totals: Totals) ->
     for line in totals.lines:
         product = _product_view(t, ctx, line.price)
         texts = _recurring_texts(t, ctx, session, line.price, line.full_amount, currency)
+        custom = None
+        if line.price.get("custom_unit_amount"):
+            from ...resources.checkout_cart import custom_limits
+            from .locales import ZERO_DECIMAL
+            low, high = custom_limits(line.price, currency)
+            exponent = 0 if currency in ZERO_DECIMAL else 2
+            chosen = line.item.get("custom_amount")
+            custom = {"min_text": t.money(low, currency),
+                      "max_text": t.money(high, currency) if high else None,
+                      "exponent": exponent,
+                      "value": "" if chosen is None else (
+                          str(chosen) if exponent == 0 else f"{chosen / 100:.2f}")}
         lines.append({
-            "id": line.item["id"], **product, "quantity": line.quantity,
+            "id": line.item["id"], **product, "quantity": line.quantity, "custom": custom,
             "adjustable": _quantity_view(line.item), "optional": line.item.get("optional"),
             "unit_text": t("each", amount=t.money(line.unit_amount, currency)),
             "full_text": t.money(line.full_amount, currency),

@@ -94,7 +94,12 @@
 
   summary.addEventListener("change", function (event) {
     var target = event.target;
-    if (target.classList.contains("qty-input")) {
+    if (target.classList.contains("amount-input")) {
+      var exponent = parseInt(target.getAttribute("data-exponent"), 10);
+      var typed = parseFloat(String(target.value).replace(/\s/g, "").replace(",", "."));
+      update({action: "custom_amount", item: target.getAttribute("data-item"),
+              amount: isNaN(typed) ? null : Math.round(typed * Math.pow(10, exponent))});
+    } else if (target.classList.contains("qty-input")) {
       update({action: "quantity", item: target.getAttribute("data-item"),
               quantity: parseInt(target.value, 10)});
     }
