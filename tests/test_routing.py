@@ -132,12 +132,23 @@ print(json.dumps(out))
 
 def test_chromium_inside_loads_js_stripe_com(emulator: RunningEmulator,
                                              account: dict[str, str], tmp_path: Path) -> None:
+    """Unmodified: the script launches Chromium with only the usual headless flags; the
+    sandbox's /etc/chromium.d makes it accept our certificates."""
     (tmp_path / "page.py").write_text(PAGE_SCRIPT)
+    done = run_exec(emulator, account, tmp_path, "python", "page.py", json.dumps(BASE_ARGS))
+    assert done.returncode == 0, done.stderr
+    _assert_browser_reached_emulator(json.loads(done.stdout))
+
+
+def test_chromium_args_work_for_a_browser_launched_directly(
+        emulator: RunningEmulator, account: dict[str, str], tmp_path: Path) -> None:
+    """Calling the browser binary itself (not Debian's launcher) needs chromium_args()."""
+    (tmp_path / "page.py").write_text(PAGE_SCRIPT.replace("/usr/bin/chromium",
+                                                          "/usr/lib/chromium/chromium"))
     args = [*BASE_ARGS, *chromium_args(spki=list(ensure_certificates().spki))]
     done = run_exec(emulator, account, tmp_path, "python", "page.py", json.dumps(args))
     assert done.returncode == 0, done.stderr
-    seen = json.loads(done.stdout)
-    _assert_browser_reached_emulator(seen)
+    _assert_browser_reached_emulator(json.loads(done.stdout))
 
 
 def test_chromium_outside_with_the_https_front(emulator: RunningEmulator) -> None:

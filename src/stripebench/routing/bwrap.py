@@ -183,6 +183,25 @@ class BubblewrapSandbox:
             if self._certs.truststore:
                 shutil.copy(self._certs.truststore, self.inside / "truststore.p12")
         self.logs.mkdir(parents=True, exist_ok=True)
+        self._chromium_flags_dir()
+
+    def _chromium_flags_dir(self) -> None:
+        """Debian's /usr/bin/chromium sources /etc/chromium.d/*: a copy of that directory
+        with one more file makes every Chromium started in the sandbox -- by code that
+        knows nothing of us, e.g. Playwright with only --headless -- accept our
+        certificates (Chromium ignores SSL_CERT_FILE)."""
+        system = Path("/etc/chromium.d")
+        if self._certs is None or not system.is_dir():
+            return
+        target = self.inside / "chromium.d"
+        shutil.copytree(system, target, symlinks=True)
+        # CHROMIUM_FLAGS is word-split by the launcher, so only the SPKI flag (no spaces)
+        # goes here; host names already resolve through the sandbox's /etc/hosts.
+        spki = ",".join(self._certs.spki)
+        (target / "zz-stripebench").write_text(
+            "# stripebench sandbox: accept the local CA's keys (Stripe's hosts are routed)\n"
+            'export CHROMIUM_FLAGS="$CHROMIUM_FLAGS '
+            f'--ignore-certificate-errors-spki-list={spki}"\n')
 
     def bwrap_args(self) -> list[str]:
         # --as-pid-1: the relay is the namespace's init, which signals from inside cannot
@@ -216,6 +235,8 @@ class BubblewrapSandbox:
         args += ["--ro-bind", str(self.inside), INSIDE,
                  "--bind", str(self.sockets), f"{INSIDE}/sock",
                  "--ro-bind", str(self.inside / "hosts"), "/etc/hosts"]
+        if (self.inside / "chromium.d").is_dir():
+            args += ["--ro-bind", str(self.inside / "chromium.d"), "/etc/chromium.d"]
         if self._certs is not None:
             bundle = str(self.inside / "bundle.pem")
             for pinned in self._pinned_bundles():
