@@ -213,3 +213,20 @@ def test_react_payment_element_lands_on_return_url(page: Any, merchant: Merchant
     page.wait_for_url("**/complete.html?**")
     page.get_by_text("Payment succeeded (succeeded)").wait_for()
     assert client.v1.payment_intents.retrieve(pi.id).status == "succeeded"
+
+
+def test_payment_element_if_required_with_3ds_modal(page: Any, merchant: Merchant,
+                                                    account: dict[str, str],
+                                                    client: stripe.StripeClient) -> None:
+    pi = _intent(client)
+    page.goto(f"{merchant.base}/payment_element.html?pk={account['publishable_key']}"
+              f"&secret={pi.client_secret}&redirect=if_required&deferred=1")
+    page.wait_for_selector("body[data-ready='1']")
+    _fill_card(page.frame_locator("#payment-element iframe"), "4000002760003184",
+               zip_label="ZIP code")
+    page.get_by_role("button", name="Pay now").click()
+    challenge = page.frame_locator("iframe[title='3D Secure authentication']")
+    challenge.get_by_role("button", name="Complete authentication").click()
+    page.get_by_text("Status: succeeded").wait_for()
+    assert "payment_element.html" in page.url  # no redirect with if_required
+    assert client.v1.payment_intents.retrieve(pi.id).status == "succeeded"
