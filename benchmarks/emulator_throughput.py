@@ -107,9 +107,17 @@ def _client_process(port: int, key: str, connections: int, seconds: float, tag: 
     queue.put((total, latencies))
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used (Linux /proc), to show cost per request
+    independently of whatever else shares the machine."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def drive(port: int, key: str, seconds: float, connections: int, processes: int,
-          tag: str) -> dict[str, float]:
+          tag: str, server_pid: int | None = None) -> dict[str, float]:
     """Run the load for `seconds` from `processes` client processes; return the figures."""
+    cpu_before = cpu_seconds(server_pid) if server_pid else 0.0
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
     per = max(1, connections // processes)
@@ -124,8 +132,10 @@ def drive(port: int, key: str, seconds: float, connections: int, processes: int,
     for w in workers:
         w.join(timeout=10)
     total = sum(r[0] for r in results)
+    cpu = cpu_seconds(server_pid) - cpu_before if server_pid else float("nan")
     latencies = sorted(x for r in results for x in r[1])
-    return {"requests": total, "rps": total / min(elapsed, seconds + 0.5) if total else 0.0,
+    return {"requests": total, "cpu_us": 1e6 * cpu / total if total else float("nan"),
+            "rps": total / min(elapsed, seconds + 0.5) if total else 0.0,
             "p50_ms": 1000 * statistics.median(latencies) if latencies else float("nan"),
             "p99_ms": 1000 * latencies[int(len(latencies) * 0.99) - 1] if latencies
             else float("nan")}
@@ -186,9 +196,9 @@ def start_localstripe(port: int) -> subprocess.Popen[bytes] | None:
 
 
 def report(label: str, figures: dict[str, float]) -> None:
-    print(f"{label:<44} {figures['rps']:>9.0f} req/s   p50 {figures['p50_ms']:6.2f} ms   "
-          f"p99 {figures['p99_ms']:7.2f} ms   ({int(figures['requests'])} requests)",
-          flush=True)
+    print(f"{label:<40} {figures['rps']:>7.0f} req/s  p50 {figures['p50_ms']:6.2f} ms  "
+          f"p99 {figures['p99_ms']:7.2f} ms  server CPU {figures['cpu_us']:6.0f} us/req "
+          f"({int(figures['requests'])} requests)", flush=True)
 
 
 def main() -> None:
@@ -199,6 +209,9 @@ def main() -> None:
     parser.add_argument("--preload", type=int, default=100_000)
     parser.add_argument("--skip-localstripe", action="store_true")
     args = parser.parse_args()
+    load = os.getloadavg()[0]
+    print(f"load average before the run: {load:.2f} (figures are only comparable on an "
+          "otherwise idle machine; server CPU per request is the steadier number)")
     print(f"{os.cpu_count()} cores; {args.connections} keep-alive connections from "
           f"{args.processes} client processes; {args.seconds:.0f} s per run", flush=True)
 
@@ -210,14 +223,14 @@ def main() -> None:
         drive(port, empty["secret_key"], 1.0, args.connections, args.processes, "warm")
         cold = httpx.post(f"{base}/_emulator/accounts", json={}).json()
         at_zero = drive(port, cold["secret_key"], args.seconds, args.connections,
-                        args.processes, "zero")
+                        args.processes, "zero", emulator.pid)
         report("emulator, 0 customers stored", at_zero)
         loaded = httpx.post(f"{base}/_emulator/accounts", json={}).json()
         started = time.perf_counter()
         preload_customers(base, loaded["secret_key"], args.preload)
         print(f"  (preloaded {args.preload:,} customers in {time.perf_counter() - started:.1f} s)")
         at_full = drive(port, loaded["secret_key"], args.seconds, args.connections,
-                        args.processes, "full")
+                        args.processes, "full", emulator.pid)
         report(f"emulator, {args.preload:,} customers stored", at_full)
         print(f"  throughput at {args.preload:,} objects = "
               f"{100 * at_full['rps'] / at_zero['rps']:.0f}% of empty")
@@ -234,12 +247,14 @@ def main() -> None:
     try:
         key = "sk_test_benchmark"
         drive(ls_port, key, 1.0, args.connections, args.processes, "warm")
-        ls = drive(ls_port, key, args.seconds, args.connections, args.processes, "ls")
+        ls = drive(ls_port, key, args.seconds, args.connections, args.processes, "ls",
+                   localstripe.pid)
         report("localstripe, same load", ls)
         if ls["rps"]:
             print(f"  emulator / localstripe = {at_zero['rps'] / ls['rps']:.1f}x "
                   f"(empty), {at_full['rps'] / ls['rps']:.1f}x "
-                  f"(emulator at {args.preload:,} objects)")
+                  f"(emulator at {args.preload:,} objects); server CPU per request: "
+                  f"{ls['cpu_us'] / at_zero['cpu_us']:.1f}x less")
     finally:
         localstripe.kill()
         localstripe.wait()
