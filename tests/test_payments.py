@@ -394,3 +394,35 @@ def test_legacy_charges_api_with_token(client: stripe.StripeClient) -> None:
                                          "source": "tok_chargeDeclinedInsufficientFunds"})
     assert caught.value.error is not None
     assert caught.value.error.decline_code == "insufficient_funds"
+
+
+def test_manual_confirmation_with_sdk_action(client: stripe.StripeClient) -> None:
+    pi = _pay(client, "pm_card_threeDSecureRequired", confirmation_method="manual")
+    assert pi.status == "requires_action"
+    assert pi.next_action is not None and pi.next_action.type == "use_stripe_sdk"
+    url = pi.next_action.use_stripe_sdk["stripe_js"]  # type: ignore[index]
+    done = httpx.post(f"{url}?embedded=1", data={"outcome": "approve"})
+    assert "stripebench:3ds-complete" in done.text
+    pi = client.v1.payment_intents.retrieve(pi.id)
+    assert pi.status == "requires_confirmation"
+    assert client.v1.payment_intents.confirm(pi.id).status == "succeeded"
+    types = [e.type for e in client.v1.events.list().data]
+    assert "payment_intent.requires_action" in types
+
+
+def test_setup_intent_decline_and_cancel(client: stripe.StripeClient) -> None:
+    customer = client.v1.customers.create()
+    si = client.v1.setup_intents.create(params={"customer": customer.id, **CARD_ONLY})
+    assert si.status == "requires_payment_method" and si.usage == "off_session"
+    with pytest.raises(stripe.CardError) as caught:
+        client.v1.setup_intents.confirm(si.id, params={
+            "payment_method": "pm_card_visa_chargeDeclinedInsufficientFunds"})
+    assert caught.value.error is not None
+    assert caught.value.error.decline_code == "insufficient_funds"
+    after = client.v1.setup_intents.retrieve(si.id)
+    assert after.status == "requires_payment_method" and after.last_setup_error is not None
+    assert client.v1.customers.payment_methods.list(customer.id).data == []
+    canceled = client.v1.setup_intents.cancel(si.id)
+    assert canceled.status == "canceled"
+    with pytest.raises(stripe.InvalidRequestError):
+        client.v1.setup_intents.confirm(si.id, params={"payment_method": "pm_card_visa"})
