@@ -266,3 +266,20 @@ def test_trial_without_card_gets_a_pending_setup_intent(client: stripe.StripeCli
     intent = sub.pending_setup_intent
     assert intent.customer == shop.customer.id and intent.usage == "off_session"
     assert intent.client_secret.startswith(intent.id + "_secret_")
+
+
+def test_send_invoice_subscription_goes_past_due(client: stripe.StripeClient) -> None:
+    shop = make_shop(client, card=False)
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": shop.price(4000).id}],
+        "collection_method": "send_invoice", "days_until_due": 14,
+        "expand": ["latest_invoice"]})
+    inv = sub.latest_invoice
+    assert sub.status == "active"
+    assert (inv.status, inv.amount_remaining, inv.due_date) == ("open", 4000, JAN_1 + 14 * DAY)
+    shop.advance(JAN_1 + 15 * DAY)
+    assert client.v1.subscriptions.retrieve(sub.id).status == "past_due"
+    assert [e.created for e in shop.events() if e.type == "invoice.overdue"] == [
+        JAN_1 + 14 * DAY]
+    client.v1.invoices.pay(inv.id, params={"paid_out_of_band": True})
+    assert client.v1.subscriptions.retrieve(sub.id).status == "active"

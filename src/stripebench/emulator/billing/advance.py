@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..context import Ctx
-from . import collect, subscribing, timing
+from . import collect, invoicing, subscribing, timing
 
 Action = tuple[int, int, str, Callable[[Ctx], None]]
 MAX_STEPS = 20000
@@ -80,7 +80,21 @@ def _invoice_actions(inv: dict[str, Any]) -> list[Action]:
     if inv["status"] == "open" and inv.get("next_payment_attempt") and inv.get("auto_advance") \
             and inv["collection_method"] == "charge_automatically":
         return [(inv["next_payment_attempt"], 4, iid, lambda c: _retry(c, iid))]
+    if inv["status"] == "open" and inv["collection_method"] == "send_invoice" and \
+            inv.get("due_date") and not inv.get("_overdue"):
+        return [(inv["due_date"], 4, iid, lambda c: _overdue(c, iid))]
     return []
+
+
+def _overdue(ctx: Ctx, invoice_id: str) -> None:
+    """A sent invoice passed its due date unpaid: its subscription goes past_due."""
+    inv = ctx.get(invoice_id, "invoice")
+    inv["_overdue"] = True
+    ctx.put(inv)
+    ctx.emit("invoice.overdue", inv)
+    sub = ctx.maybe(invoicing.subscription_of(inv), "subscription")
+    if sub is not None and sub["status"] in ("active", "trialing"):
+        subscribing.transition(ctx, sub, "past_due")
 
 
 def _trial_will_end(ctx: Ctx, sub_id: str) -> None:
