@@ -426,6 +426,10 @@ def test_search_query_language(client: stripe.StripeClient) -> None:
     rest = client.v1.customers.search(params={"query": "name~'Lee'", "limit": 1,
                                               "page": page.next_page})
     assert [x.id for x in rest.data] == [a.id] and not rest.has_more
+    assert "total_count" not in page
+    counted = client.v1.customers.search(params={"query": "name~'Lee'",
+                                                 "expand": ["total_count"]})
+    assert counted.total_count == 2
     everything = [x.id for x in page.auto_paging_iter()]
     assert everything == [c.id, a.id]
     for bad in ("email:ann@example.com", "email:'a' AND name:'b' OR name:'c'", "nosuch:'x'",

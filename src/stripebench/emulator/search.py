@@ -18,11 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidRequest
 from .listing import check_limit
+from .render import hidden_unless_expanded
 
 if TYPE_CHECKING:
     from .context import Ctx
 
 Getter = Callable[[dict[str, Any]], Any]
+
+# Stripe sends a search's `total_count` only with `expand[]=total_count`.
+hidden_unless_expanded("search_result", "total_count")
 
 _CLAUSE = re.compile(
     r"""\s*(?P<neg>-)?(?P<field>[a-z_][a-z0-9_.]*)(?:\[['"](?P<key>[^'"]+)['"]\])?\s*
