@@ -283,3 +283,15 @@ def test_send_invoice_subscription_goes_past_due(client: stripe.StripeClient) ->
         JAN_1 + 14 * DAY]
     client.v1.invoices.pay(inv.id, params={"paid_out_of_band": True})
     assert client.v1.subscriptions.retrieve(sub.id).status == "active"
+
+
+def test_renewal_needing_authentication(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": shop.price(1200).id}]})
+    shop.use_card("pm_card_authenticationRequired")
+    shop.advance(JAN_1 + 31 * DAY + 2 * 3600)
+    assert client.v1.subscriptions.retrieve(sub.id).status == "past_due"
+    kinds = [e.type for e in shop.events(JAN_1 + 31 * DAY)]
+    assert kinds.index("invoice.payment_failed") < kinds.index(
+        "invoice.payment_action_required")

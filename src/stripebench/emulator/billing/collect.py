@@ -156,6 +156,9 @@ def _failed(ctx: Ctx, inv: dict[str, Any], exc: CardError | None) -> None:
         inv["next_payment_attempt"] = None
     ctx.put(inv)
     ctx.emit("invoice.payment_failed", inv)
+    if exc is not None and exc.code == "authentication_required":
+        # The customer must authenticate on session (Stripe.js with the confirmation secret).
+        ctx.emit("invoice.payment_action_required", inv)
     for hook in FAILED_HOOKS:
         hook(ctx, inv)
 
