@@ -199,6 +199,11 @@ def test_prices_one_time_recurring_and_filters(client: stripe.StripeClient) -> N
     client.v1.prices.update(one.id, params={"active": False, "nickname": "old",
                                             "metadata": {"a": "b"}})
     assert [p.id for p in client.v1.prices.list(params={"active": False}).data] == [one.id]
+    assert client.v1.prices.update(one.id, params={"tax_behavior": "exclusive"}).tax_behavior \
+        == "exclusive"
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.prices.update(one.id, params={"tax_behavior": "inclusive"})
+    assert info.value.param == "tax_behavior"
     query = f"product:'{product.id}' AND type:'recurring'"
     found = client.v1.prices.search(params={"query": query})
     assert [p.id for p in found.data] == [yearly.id]

@@ -236,6 +236,10 @@ def update_price(ctx: Ctx, params: dict[str, Any], price: str) -> dict[str, Any]
                                      param="lookup_key")
             holder["lookup_key"] = None
             ctx.put(holder)
+    fixed = obj.get("tax_behavior") in ("inclusive", "exclusive")
+    if fixed and params.get("tax_behavior") not in (None, obj["tax_behavior"]):
+        raise InvalidRequest("The tax_behavior of a price cannot be changed once it is set to "
+                             "inclusive or exclusive.", param="tax_behavior")
     apply(obj, params, ("active", "lookup_key", "nickname", "tax_behavior", "metadata"))
     if params.get("currency_options"):
         options = dict(obj.get("currency_options") or {})
