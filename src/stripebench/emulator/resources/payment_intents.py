@@ -322,11 +322,8 @@ def retrieve(ctx: Ctx, params: dict[str, Any], intent: str) -> dict[str, Any]:
      params=params_with("POST", "/v1/payment_intents/{intent}", legacy_types=True))
 def update(ctx: Ctx, params: dict[str, Any], intent: str) -> dict[str, Any]:
     check_legacy_types(ctx, params)
-    pi = ctx.get(intent, "payment_intent")
-    before = copy.deepcopy(pi)
-    update_intent(ctx, pi, params)
-    ctx.emit("payment_intent.updated", pi, changed(before, pi))
-    return pi
+    # Stripe has no payment_intent.updated event: updates are silent.
+    return update_intent(ctx, ctx.get(intent, "payment_intent"), params)
 
 
 @api("POST", "/v1/payment_intents/{intent}/confirm", publishable=True,

@@ -185,7 +185,6 @@ def update(ctx: Ctx, params: dict[str, Any], intent: str) -> dict[str, Any]:
     if si["status"] in ("succeeded", "canceled"):
         raise InvalidRequest(f"You cannot update this SetupIntent because it has a status of "
                              f"{si['status']}.", code="setup_intent_unexpected_state")
-    before = copy.deepcopy(si)
     if "customer" in params:
         if params["customer"]:
             ctx.get(params["customer"], "customer", "customer")
@@ -197,8 +196,7 @@ def update(ctx: Ctx, params: dict[str, Any], intent: str) -> dict[str, Any]:
     if params.get("payment_method"):
         si["payment_method"] = payment_methods.resolve(ctx, params["payment_method"])["id"]
         si["status"] = "requires_confirmation"
-    ctx.put(si)
-    ctx.emit("setup_intent.updated", si, changed(before, si))
+    ctx.put(si)  # Stripe has no setup_intent.updated event
     return si
 
 
