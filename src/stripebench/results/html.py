@@ -88,8 +88,10 @@ def transcript_html(folder: Path) -> str:
                        f"({event.get('seconds', '?')}s)</span><pre>"
                        f"{escape(str(event.get('text', ''))[:6000])}</pre>{images}</div>")
         elif kind == "docs_search":
+            hits = event.get("results")
+            count = len(hits) if isinstance(hits, list) else hits
             out.append(f"<div class='ev'>docs search {escape(repr(event.get('query')))}: "
-                       f"{event.get('results', 0)} result(s)</div>")
+                       f"{count or 0} result(s)</div>")
         elif kind == "end":
             out.append(f"<div class='ev'><b>end: {escape(str(event.get('status')))}</b></div>")
     return "\n".join(out) or "<em>no transcript</em>"
@@ -118,9 +120,10 @@ def page(summaries: list[RunSummary]) -> str:
     for s in summaries:
         body.append(_run_section(s))
     queries = unhelpful_queries([s.run for s in summaries])
-    body.append("<h2>Documentation searches that found nothing</h2>")
-    body.append("<ul>" + "".join(f"<li><code>{escape(q['query'])}</code> — {escape(q['task'])}"
-                                 f" #{q['attempt']} ({escape(q['run'])})</li>" for q in queries)
+    body.append("<h2>Documentation searches that found nothing useful</h2>")
+    body.append("<ul>" + "".join(f"<li><code>{escape(q['query'])}</code> — "
+                                 f"{escape(q['reason'])}, asked {q['count']}x "
+                                 f"({escape(q['where'])})</li>" for q in queries)
                 + "</ul>" if queries else "<p>None.</p>")
     return (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>stripebench "
             f"results</title><style>{STYLE}</style></head><body>{''.join(body)}</body></html>")
@@ -148,9 +151,11 @@ def _trial(folder: Path, trial: dict[str, Any]) -> str:
     cls = "" if trial["status"] in ("completed", "turn_limit") else " class=err"
     subs = "".join(f"<tr><td>{escape(k)}</td><td class=num>{v:.2f}</td></tr>"
                    for k, v in (trial.get("subscores") or {}).items())
+    cost = trial.get("cost_usd")
+    shown_cost = "—" if cost is None else f"${cost:.4f}"
     facts = (f"turns {trial.get('turns')}, tool calls {trial.get('tool_calls')}, tokens "
              f"{trial.get('input_tokens')}/{trial.get('output_tokens')}, cost "
-             f"{'—' if trial.get('cost_usd') is None else f'${trial['cost_usd']:.4f}'}, "
+             f"{shown_cost}, "
              f"wall {trial.get('wall_seconds')}s")
     error = f"<pre class=err>{escape(str(trial['error'])[:3000])}</pre>" \
         if trial.get("error") else ""

@@ -68,8 +68,8 @@ def markdown(summaries: list[RunSummary]) -> str:
                          f"{(message[0] if message else '')[:120].replace('|', '/')} |")
     queries = unhelpful_queries([s.run for s in summaries])
     if queries:
-        lines += ["", "## Documentation searches that found nothing", ""]
-        lines += [f"- `{q['query']}` ({q['task']} #{q['attempt']}, {q['run']})"
+        lines += ["", "## Documentation searches that found nothing useful", ""]
+        lines += [f"- `{q['query']}`: {q['reason']}, asked {q['count']}x ({q['where']})"
                   for q in queries]
     return "\n".join(lines) + "\n"
 
@@ -104,12 +104,23 @@ def terminal(summaries: list[RunSummary]) -> None:
 
 
 def unhelpful_queries(runs: list[Run]) -> list[dict[str, Any]]:
-    """Docs searches that returned nothing (Stripe found documentation bugs this way)."""
-    found = []
+    """Docs searches with no or weak hits (Stripe found documentation bugs this way)."""
+    records = []
     for run in runs:
         for trial in run.trials:
             for event in read(run.trial_dir(trial) / "transcript.jsonl"):
-                if event.get("type") == "docs_search" and not event.get("results"):
-                    found.append({"query": event.get("query", ""), "task": trial["task"],
-                                  "attempt": trial["attempt"], "run": run.label})
-    return found
+                if event.get("type") == "docs_search":
+                    records.append({**event, "where": f"{trial['task']} #{trial['attempt']} "
+                                                      f"({run.label})"})
+    try:
+        from ..docs.log import unhelpful_queries as judge
+    except ImportError:
+        return [{"query": r.get("query", ""), "reason": "no results", "count": 1,
+                 "where": r["where"]} for r in records if not r.get("results")]
+    where: dict[str, list[str]] = {}
+    for r in records:
+        where.setdefault(" ".join(str(r.get("query", "")).lower().split()), []).append(
+            r["where"])
+    return [{"query": u.query, "reason": u.reason, "count": u.count,
+             "where": ", ".join(sorted(set(where.get(" ".join(u.query.lower().split()), []))))}
+            for u in judge(records)]

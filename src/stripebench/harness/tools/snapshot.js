@@ -58,6 +58,7 @@
       if (!visible(el)) continue;
       const r = role(el);
       if (!r) { walk(el.shadowRoot || el, depth); continue; }
+      if ((r === "alert" || r === "status") && !clip(el.innerText, 5)) continue;
       let line = `${"  ".repeat(depth)}- ${r}`;
       const n = clip(name(el, r), 120);
       if (n) line += ` "${n.replace(/"/g, "'")}"`;

@@ -156,21 +156,20 @@ class Toolbox:
         return ToolResult("\n".join(parts), is_error=result.exit_code != 0)
 
     def search_docs(self, query: str, limit: int) -> ToolResult:
+        """Stripe docs search; each query and its hits go into the transcript."""
         try:
-            from ... import docs
-            search = docs.search_stripe_documentation  # type: ignore[attr-defined]
-        except (ImportError, AttributeError):
+            from ...docs.log import search_and_record
+        except ImportError:
             self.transcript.add("docs_search", query=query, results=0, available=False)
             return ToolResult("Documentation search is not available in this installation.",
                               is_error=True)
         try:
-            found = search(query, limit=limit)
+            text, record = search_and_record(query, max(1, min(limit, 20)))
         except Exception as exc:  # noqa: BLE001 - report, do not crash the agent
             self.transcript.add("docs_search", query=query, results=0, error=str(exc))
             return ToolResult(f"Documentation search failed: {exc}", is_error=True)
-        text, count, titles = _format_docs(found)
-        self.transcript.add("docs_search", query=query, results=count, titles=titles)
-        return ToolResult(text if count else f"No documentation found for {query!r}.")
+        self.transcript.add("docs_search", **record)
+        return ToolResult(text)
 
     def _browse(self, name: str, args: dict[str, Any]) -> ToolResult:
         b = self.browser
@@ -199,19 +198,3 @@ class Toolbox:
         if self._browser is not None:
             self._browser.close()
             self._browser = None
-
-
-def _format_docs(found: Any) -> tuple[str, int, list[str]]:
-    """Render whatever the docs search returns (text, or a list of hits) for the model."""
-    if isinstance(found, str):
-        return found, (1 if found.strip() else 0), []
-    hits = list(found or [])
-    blocks, titles = [], []
-    for n, hit in enumerate(hits, 1):
-        get = hit.get if isinstance(hit, dict) else (lambda k, h=hit: getattr(h, k, None))
-        title = str(get("title") or "")
-        doc_id = str(get("id") or get("doc_id") or "")
-        text = str(get("text") or get("snippet") or "")
-        titles.append(title or doc_id)
-        blocks.append(f"## {n}. {title} [{doc_id}]\n{text}")
-    return "\n\n".join(blocks), len(hits), titles

@@ -1,0 +1,119 @@
+"""`stripebench mcp` through the official `mcp` client over stdio (and streamable HTTP):
+the tool list, bash, file editing, images, docs search, and the trial transcript."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from stripebench.harness.tools.toolbox import SPEC_BY_NAME
+
+
+async def _session_calls(params: StdioServerParameters, calls: list[tuple[str, dict[str, Any]]]
+                         ) -> tuple[list[str], list[Any]]:
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            tools = await session.list_tools()
+            results = [await session.call_tool(name, args) for name, args in calls]
+            return [t.name for t in tools.tools], results
+
+
+def test_stdio_tools_work_in_the_trial_workdir(tmp_path: Path) -> None:
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    (workdir / "app.py").write_text("print('hello')\n")
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"workdir": str(workdir), "sandbox": "local",
+                                  "env": {"STRIPE_SECRET_KEY": "sk_test_fromconfig"},
+                                  "transcript": str(tmp_path / "transcript.jsonl")}))
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "stripebench.cli", "mcp", "--config", str(config)])
+    html = "<html><body><h1>Local page</h1><button>Go</button></body></html>"
+    (workdir / "page.html").write_text(html)
+    names, results = anyio.run(_session_calls, params, [
+        ("bash", {"command": "echo $STRIPE_SECRET_KEY; python3 app.py"}),
+        ("str_replace", {"path": "app.py", "old_str": "hello", "new_str": "bonjour"}),
+        ("view", {"path": "app.py"}),
+        ("insert", {"path": "app.py", "insert_line": 0, "insert_text": "# top"}),
+        ("bash", {"command": "sleep 5", "timeout": 1}),
+        ("str_replace", {"path": "app.py", "old_str": "absent", "new_str": "x"}),
+        ("browser_navigate", {"url": (workdir / "page.html").as_uri()}),
+        ("browser_take_screenshot", {}),
+        ("submit", {"summary": "all done"}),
+    ])
+    assert set(names) == set(SPEC_BY_NAME)
+    bash, replace, view, insert, slow, missing, page, shot, submit = results
+    assert "sk_test_fromconfig" in bash.content[0].text and "hello" in bash.content[0].text
+    assert not replace.is_error and "bonjour" in view.content[0].text
+    assert (workdir / "app.py").read_text() == "# top\nprint('bonjour')\n"
+    assert slow.is_error and "timed out" in slow.content[0].text
+    assert missing.is_error and "not found" in missing.content[0].text
+    assert 'heading "Local page"' in page.content[0].text and 'button "Go"' in page.content[0].text
+    images = [c for c in shot.content if c.type == "image"]
+    assert images and images[0].mime_type == "image/png"
+    assert "Submitted" in submit.content[0].text
+    events = [json.loads(line) for line in (tmp_path / "transcript.jsonl").read_text()
+              .splitlines()]
+    calls = [e["name"] for e in events if e["type"] == "tool_call"]
+    assert calls == ["bash", "str_replace", "view", "insert", "bash", "str_replace",
+                     "browser_navigate", "browser_take_screenshot", "submit"]
+    assert any(e.get("images") for e in events if e["type"] == "tool_result")
+
+
+def test_docs_search_is_served_and_logged(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    (tmp_path / "w").mkdir()
+    config.write_text(json.dumps({"workdir": str(tmp_path / "w"),
+                                  "transcript": str(tmp_path / "t.jsonl")}))
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "stripebench.cli", "mcp", "--config", str(config)])
+    _, (found,) = anyio.run(_session_calls, params, [
+        ("search_stripe_documentation", {"query": "checkout session promotion codes",
+                                         "limit": 3})])
+    text = found.content[0].text
+    events = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    searches = [e for e in events if e["type"] == "docs_search"]
+    assert searches and searches[0]["query"] == "checkout session promotion codes"
+    assert not found.is_error, text
+    assert searches[0]["results"] and searches[0]["coverage"] > 0 and "[1]" in text
+
+
+def test_streamable_http_transport(tmp_path: Path) -> None:
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "stripebench.cli", "mcp", "--transport",
+                             "http", "--port", str(port), "--workdir", str(tmp_path)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.1)
+
+        async def main() -> str:
+            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
+                async with ClientSession(streams[0], streams[1]) as session:
+                    await session.initialize()
+                    result = await session.call_tool("bash", {"command": "echo over-http"})
+                    return str(result.content[0].text)
+
+        assert "over-http" in anyio.run(main)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
