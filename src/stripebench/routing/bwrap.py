@@ -62,6 +62,7 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 PINNED_BUNDLES = ("stripe/data/ca-certificates.crt", "certifi/cacert.pem",
                   "lib/data/ca-certificates.crt")
 START_TIMEOUT = 20.0
+RUNDIR_PREFIX = "stripebench-sandbox-"
 
 
 @functools.cache
@@ -125,7 +126,8 @@ class BubblewrapSandbox:
         self.shared += [Path(p) for p in extra_ro]
         if share_package:
             self.shared.append(package_source())
-        self.rundir = Path(tempfile.mkdtemp(prefix="stripebench-sandbox-"))
+        _sweep_abandoned()
+        self.rundir = Path(tempfile.mkdtemp(prefix=RUNDIR_PREFIX))
         self.inside = self.rundir / "inside"      # bound at INSIDE
         self.sockets = self.inside / "sock"       # bound read-write (unix sockets)
         self.sockets.mkdir(parents=True)
@@ -274,6 +276,7 @@ class BubblewrapSandbox:
         os.close(info_write)
         try:
             self.ns_pid = _read_child_pid(info_read, self._holder, self.rundir / "holder.log")
+            (self.rundir / "holder.pid").write_text(str(self._holder.pid))
         finally:
             os.close(info_read)
         assert self._holder.stdout is not None
@@ -477,6 +480,17 @@ except urllib.error.HTTPError as e:
 except Exception:
     sys.exit(1)
 """
+
+
+def _sweep_abandoned() -> None:
+    """Remove run directories of sandboxes whose harness died without stop()."""
+    for rundir in Path(tempfile.gettempdir()).glob(RUNDIR_PREFIX + "*"):
+        try:
+            pid = int((rundir / "holder.pid").read_text())
+        except (OSError, ValueError):
+            continue  # still starting, or not ours
+        if not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(rundir, ignore_errors=True)
 
 
 def _python() -> str:
