@@ -213,6 +213,8 @@ def test_authentication_required_off_session_and_setup(client: stripe.StripeClie
     assert httpx.post(str(url), data={"outcome": "approve"}).status_code == 302
     si = client.v1.setup_intents.retrieve(si.id)
     assert si.status == "succeeded"
+    attempts = client.v1.setup_attempts.list(params={"setup_intent": si.id})
+    assert [a.status for a in attempts.data] == ["succeeded"]
     pm = str(si.payment_method)
     assert client.v1.payment_methods.retrieve(pm).customer == customer.id
     later = _pay(client, pm, customer=customer.id, off_session=True)

@@ -225,3 +225,10 @@ def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
             pm is None or si.get("payment_method") == pm)
     return paginate(ctx, ctx.account.iter_type("setup_intent"), params, "/v1/setup_intents",
                     where)
+
+
+@api("GET", "/v1/setup_attempts")
+def list_attempts(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    intent = ctx.get(params["setup_intent"], "setup_intent", "setup_intent")
+    return paginate(ctx, ctx.account.iter_type("setup_attempt"), params, "/v1/setup_attempts",
+                    lambda a: a.get("setup_intent") == intent["id"])
