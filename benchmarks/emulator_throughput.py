@@ -177,22 +177,24 @@ def preload_customers(base: str, key: str, count: int) -> None:
     assert listed["has_more"], "preload failed"
 
 
-def start_localstripe(port: int) -> subprocess.Popen[bytes] | None:
+def start_localstripe() -> tuple[subprocess.Popen[bytes], int] | None:
     binary = LS_VENV / "bin" / "localstripe"
     if not binary.exists():
         print("installing localstripe into a throwaway venv at /tmp/ls-venv ...", flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(LS_VENV)], check=True)
         subprocess.run([str(LS_VENV / "bin" / "pip"), "install", "-q", "localstripe"],
                        check=True)
-    process = subprocess.Popen([str(binary), "--port", str(port)], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-    try:
-        wait_up(f"http://127.0.0.1:{port}/v1/customers", process)
-    except RuntimeError as exc:
-        print(f"localstripe did not start: {exc}")
-        process.kill()
-        return None
-    return process
+    for _ in range(3):  # it listens on [::]; a port free on 127.0.0.1 may be taken there
+        port = free_port()
+        process = subprocess.Popen([str(binary), "--port", str(port)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_up(f"http://127.0.0.1:{port}/v1/customers", process)
+            return process, port
+        except RuntimeError as exc:
+            print(f"localstripe did not start on port {port}: {exc}")
+            process.kill()
+    return None
 
 
 def report(label: str, figures: dict[str, float]) -> None:
@@ -240,10 +242,10 @@ def main() -> None:
 
     if args.skip_localstripe:
         return
-    ls_port = free_port()
-    localstripe = start_localstripe(ls_port)
-    if localstripe is None:
+    started_ls = start_localstripe()
+    if started_ls is None:
         return
+    localstripe, ls_port = started_ls
     try:
         key = "sk_test_benchmark"
         drive(ls_port, key, 1.0, args.connections, args.processes, "warm")
