@@ -44,6 +44,7 @@ def test_default_incomplete_then_confirm(client: stripe.StripeClient) -> None:
     sub = client.v1.subscriptions.create(params={
         "customer": shop.customer.id, "items": [{"price": price.id}],
         "payment_behavior": "default_incomplete",
+        "payment_settings": {"save_default_payment_method": "on_subscription"},
         "expand": ["latest_invoice.confirmation_secret", "latest_invoice.payments"]})
     assert sub.status == "incomplete"
     inv = sub.latest_invoice
@@ -53,7 +54,10 @@ def test_default_incomplete_then_confirm(client: stripe.StripeClient) -> None:
     assert secret.startswith(intent_id + "_secret_")
     client.v1.payment_intents.confirm(intent_id, params={"payment_method": "pm_card_visa"})
     assert client.v1.invoices.retrieve(inv.id).status == "paid"
-    assert client.v1.subscriptions.retrieve(sub.id).status == "active"
+    active = client.v1.subscriptions.retrieve(sub.id)
+    assert active.status == "active"
+    assert active.default_payment_method == client.v1.payment_intents.retrieve(
+        intent_id).payment_method  # saved on_subscription: renewals charge this card
     # Unpaid for 23 hours an incomplete subscription expires; this one was paid, so no.
     shop.advance(JAN_1 + 2 * DAY)
     assert client.v1.subscriptions.retrieve(sub.id).status == "active"

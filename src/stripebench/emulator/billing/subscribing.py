@@ -245,8 +245,26 @@ def cancel_now(ctx: Ctx, sub: dict[str, Any], *, prorate: bool = False,
 
 # ------------------------------------------------------------------ invoice outcomes
 
+def _save_payment_method(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any]) -> None:
+    """`payment_settings.save_default_payment_method=on_subscription`: the card that paid
+    becomes the subscription's default for renewals."""
+    if (sub.get("payment_settings") or {}).get("save_default_payment_method") != \
+            "on_subscription" or sub.get("default_payment_method"):
+        return
+    for record_id in inv.get("_payments", []):
+        record = ctx.maybe(record_id, "invoice_payment")
+        pi = ctx.maybe((record or {}).get("payment", {}).get("payment_intent"),
+                       "payment_intent") or {}
+        if record and record["status"] == "paid" and pi.get("payment_method"):
+            sub["default_payment_method"] = pi["payment_method"]
+            save(ctx, sub)
+            return
+
+
 def _on_paid(ctx: Ctx, inv: dict[str, Any]) -> None:
     sub = ctx.maybe(invoicing.subscription_of(inv), "subscription")
+    if sub is not None:
+        _save_payment_method(ctx, sub, inv)
     if sub is None or sub["status"] not in ("incomplete", "past_due", "unpaid"):
         return
     if sub.get("latest_invoice") != inv["id"] and any(
