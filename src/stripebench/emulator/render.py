@@ -47,14 +47,18 @@ def _stored(name: str) -> Includer:
     return include
 
 
+_NESTED = (dict, list)
+
+
 def public_copy(value: Any) -> Any:
     if isinstance(value, dict):
         kind = value.get("object")
         hidden = HIDDEN.get(kind) if HIDDEN and type(kind) is str else None
         if hidden:
-            return {k: public_copy(v) for k, v in value.items()
+            return {k: public_copy(v) if type(v) in _NESTED else v for k, v in value.items()
                     if not k.startswith("_") and k not in hidden}
-        return {k: public_copy(v) for k, v in value.items() if not k.startswith("_")}
+        return {k: public_copy(v) if type(v) in _NESTED else v for k, v in value.items()
+                if not k.startswith("_")}
     if isinstance(value, list):
         return [public_copy(v) for v in value]
     return value
@@ -81,7 +85,8 @@ def render(ctx: Ctx, obj: dict[str, Any], expand: list[str] | None = None) -> di
     out = public_copy(obj)
     if expand:
         _expand(ctx, obj, out, expand_tree(expand), "")
-    _downgrade_tree(ctx, out)
+    if versions.has_downgrades(ctx.version):
+        _downgrade_tree(ctx, out)
     return out
 
 

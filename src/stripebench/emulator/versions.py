@@ -90,6 +90,19 @@ def request_change(version: str) -> Callable[[Upgrade], Upgrade]:
     return register
 
 
+_HAS_DOWNGRADES: dict[tuple[str, int], bool] = {}
+
+
+def has_downgrades(version: str) -> bool:
+    """Whether any registered response change is newer than `version` (cached)."""
+    key = (version, len(RESPONSE_CHANGES))
+    found = _HAS_DOWNGRADES.get(key)
+    if found is None:
+        found = _HAS_DOWNGRADES[key] = any(older_than(version, c.version)
+                                           for c in RESPONSE_CHANGES)
+    return found
+
+
 def downgrade(ctx: Ctx, obj: dict[str, Any]) -> None:
     object_type = obj.get("object")
     for change in RESPONSE_CHANGES:
