@@ -34,7 +34,7 @@ def bar_chart(title: str, groups: list[str], series: list[tuple[str, list[float 
     """Grouped horizontal bars, values in [0, 1]."""
     row, bar, left, width = 22, 16, 170, 520
     height = 40 + len(groups) * (len(series) * row + 10) + 20 * len(series)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 80}" '
+    parts = [f'<svg width="{left + width + 80}" '
              f'height="{height}" role="img" aria-label="{escape(title)}">',
              f'<text x="0" y="16" font-weight="600">{escape(title)}</text>']
     y = 30

@@ -1,0 +1,122 @@
+"""Reports from run directories: best-of-N with ties by fewest turns, sub-problems
+coalesced, category means and turn ranges, errors kept out of scores; terminal, Markdown,
+CSV and a self-contained HTML page."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from stripebench.results import load_run, summarize
+from stripebench.results.html import page
+from stripebench.results.report import csv_text, markdown
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+
+
+def trial(task: str, attempt: int, reward: float | None, turns: int, *,
+          category: str = "backend", status: str = "completed",
+          subscores: dict[str, float] | None = None,
+          subproblems: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    return {"task": task, "attempt": attempt, "category": category, "status": status,
+            "reward": reward, "turns": turns, "subscores": subscores or {},
+            "subproblems": subproblems or {}, "error": None if status == "completed"
+            else "the service died", "input_tokens": 10, "output_tokens": 5, "cost_usd": None,
+            "tool_calls": 2, "wall_seconds": 1.0}
+
+
+def write_run(root: Path, model: str, trials: list[dict[str, Any]]) -> Path:
+    root.mkdir(parents=True)
+    (root / "run.json").write_text(json.dumps({"run_id": f"{root.name}-abc", "agent":
+                                               "anthropic", "model": model}))
+    for t in trials:
+        folder = root / "trials" / t["task"] / str(t["attempt"])
+        folder.mkdir(parents=True)
+        (folder / "result.json").write_text(json.dumps(t))
+    return root
+
+
+def sample(tmp: Path) -> Path:
+    split = {"service_a": ["a"], "service_b": ["b"]}
+    run = write_run(tmp / "r1", "claude-x", [
+        trial("checkout", 1, 0.5, 30, category="full-stack"),
+        trial("checkout", 2, 1.0, 60, category="full-stack"),
+        trial("checkout", 3, 1.0, 40, category="full-stack"),  # tie on 1.0: fewest turns
+        trial("upgrade", 1, 0.5, 10, subscores={"a": 1.0, "b": 0.0}, subproblems=split),
+        trial("upgrade", 2, 0.5, 20, subscores={"a": 0.0, "b": 1.0}, subproblems=split),
+        trial("gym", 1, None, 0, category="gym", status="service_error"),
+        trial("gym", 2, 0.25, 90, category="gym"),
+        trial("broken", 1, None, 0, category="gym", status="grader_error"),
+    ])
+    shot = run / "trials" / "checkout" / "3"
+    (shot / "screenshots").mkdir()
+    (shot / "screenshots" / "s.png").write_bytes(PNG)
+    events = [{"type": "start", "prompt": "Do <the> thing"},
+              {"type": "message", "role": "assistant", "text": "Looking at the page"},
+              {"type": "tool_call", "name": "browser_take_screenshot", "args": {}},
+              {"type": "tool_result", "name": "browser_take_screenshot", "text": "ok",
+               "images": ["screenshots/s.png"], "is_error": False, "seconds": 0.2},
+              {"type": "docs_search", "query": "zorblax frobnicate", "results": []},
+              {"type": "end", "status": "completed"}]
+    (shot / "transcript.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n{torn")
+    return run
+
+
+def test_best_of_n_and_category_means(tmp_path: Path) -> None:
+    summary = summarize(load_run(sample(tmp_path)))
+    tasks = {t.task: t for t in summary.tasks}
+    assert (tasks["checkout"].score, tasks["checkout"].turns, tasks["checkout"].chosen) == \
+        (1.0, 40, [3])
+    # each sub-problem takes its best attempt: 1.0 and 1.0, though no attempt got both
+    assert tasks["upgrade"].score == 1.0 and tasks["upgrade"].parts == \
+        {"service_a": 1.0, "service_b": 1.0}
+    assert tasks["upgrade"].turns == 15 and tasks["upgrade"].chosen == [1, 2]
+    assert tasks["gym"].score == 0.25 and (tasks["gym"].valid, tasks["gym"].attempts) == (1, 2)
+    assert tasks["broken"].score is None
+    cats = {c.category: c for c in summary.categories}
+    assert [c.category for c in summary.categories] == ["backend", "full-stack", "gym"]
+    assert cats["gym"].mean == 0.25 and (cats["gym"].scored, cats["gym"].tasks) == (1, 2)
+    assert (cats["backend"].turn_min, cats["backend"].turn_max) == (15, 15)
+    assert summary.mean == (1.0 + 1.0 + 0.25) / 3
+    assert sorted(e["status"] for e in summary.errors) == ["grader_error", "service_error"]
+
+
+def test_csv_markdown_and_html(tmp_path: Path) -> None:
+    summaries = [summarize(load_run(sample(tmp_path)))]
+    rows = list(csv.reader(io.StringIO(csv_text(summaries))))
+    assert rows[0] == ["eval name", "model", "run ID", "score", "turn count"]
+    assert ["checkout", "claude-x", "r1-abc", "1.0000", "40"] in rows
+    assert ["broken", "claude-x", "r1-abc", "", ""] in rows
+    md = markdown(summaries)
+    assert "| anthropic:claude-x | gym | 25.0% | 1/2 | 90 |" in md
+    assert "service_error" in md and "zorblax frobnicate" in md
+    html = page(summaries)
+    assert html.startswith("<!doctype html>") and "<svg" in html
+    assert "data:image/png;base64," in html
+    assert "Do &lt;the&gt; thing" in html  # transcripts are escaped
+    assert 'src="http' not in html and "<link" not in html  # nothing loaded from outside
+    assert "zorblax frobnicate" in html
+
+
+def test_report_command_writes_every_format(tmp_path: Path) -> None:
+    run = sample(tmp_path)
+    other = write_run(tmp_path / "r2", "gpt-y", [trial("checkout", 1, 0.75, 12,
+                                                       category="full-stack")])
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "stripebench.cli", "report", str(run),
+                           str(other), "--markdown", str(out / "r.md"), "--csv",
+                           str(out / "r.csv"), "--html", str(out / "r.html")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "anthropic:gpt-y" in done.stdout and "75.0%" in done.stdout
+    assert "gpt-y" in (out / "r.csv").read_text()
+    assert (out / "r.html").stat().st_size > 1000
+    bad = subprocess.run([sys.executable, "-m", "stripebench.cli", "report",
+                          str(tmp_path / "nope")], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "not a run directory" in bad.stderr
