@@ -97,8 +97,15 @@ def run_command(
         from ..results import load_run, summarize
         from ..results.report import terminal
 
-        terminal([summarize(load_run(out))])
-        console.print(f"Report: stripebench report {out} --html {out}/report.html")
+        from ..results.html import page
+        from ..results.report import markdown
+
+        summaries = [summarize(load_run(out))]
+        terminal(summaries)
+        (out / "report.md").write_text(markdown(summaries))
+        (out / "report.html").write_text(page(summaries))
+        console.print(f"Reports: {out}/report.md, {out}/report.html "
+                      f"(compare runs: stripebench report RUN...)")
 
 
 def report_command(
