@@ -148,6 +148,9 @@ def test_publishable_key_only_on_browser_safe_endpoints(emulator: RunningEmulato
     assert "publishable API key" in str(info.value.user_message)
     with pytest.raises(stripe.AuthenticationError):
         pk.v1.customers.list()
+    # Browser-safe endpoints (what Stripe.js calls) accept the publishable key.
+    method = pk.v1.payment_methods.create(params={"type": "card", "card": {"token": "tok_visa"}})
+    assert method.id.startswith("pm_") and method.card is not None
 
 
 def test_accounts_are_isolated(emulator: RunningEmulator, client: stripe.StripeClient) -> None:
