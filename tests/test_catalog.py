@@ -250,6 +250,24 @@ def test_price_transform_quantity_tiers_and_custom_amount(client: stripe.StripeC
                                         "billing_scheme": "tiered",
                                         "recurring": {"interval": "month"}})
     assert info.value.param == "tiers"
+    tiers = [{"up_to": "inf", "unit_amount": 5}]
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.prices.create(params={"product": product.id, "currency": "usd",
+                                        "billing_scheme": "tiered", "tiers": tiers,
+                                        "recurring": {"interval": "month"}})
+    assert info.value.param == "tiers_mode"
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.prices.create(params={"product": product.id, "currency": "usd",
+                                        "billing_scheme": "tiered", "tiers": tiers,
+                                        "tiers_mode": "volume", "unit_amount": 5,
+                                        "recurring": {"interval": "month"}})
+    assert info.value.param == "unit_amount"
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.prices.create(params={"product": product.id, "currency": "usd",
+                                        "billing_scheme": "tiered", "tiers_mode": "volume",
+                                        "recurring": {"interval": "month"},
+                                        "tiers": [{"up_to": 5, "unit_amount": 5}]})
+    assert info.value.param == "tiers[0][up_to]"
 
 
 def test_lookup_keys_and_transfer(client: stripe.StripeClient) -> None:

@@ -117,6 +117,7 @@ def test_fuzz_seed_cases(emulator: RunningEmulator, fuzz_account: dict[str, str]
         ("POST", "/v1/customers", "a" * 5000 + "=1"),
         ("POST", "/v1/customers", "[]=1&[a]=2"),
         ("POST", "/v1/customers", "%ff%fe=%ff"),
+        ("GET", "/v1/customers/search?query=name:'a'&page=page_-5", ""),
     ]
     for method, path, body in cases:
         r = httpx.request(method, emulator.base + path, content=body.encode(),

@@ -512,3 +512,7 @@ def test_json_body_and_options(emulator: RunningEmulator, account: dict[str, str
     r = raw(emulator, account, "POST", "/v1/customers", "{not json",
             headers={"Content-Type": "application/json"})
     assert r.status_code == 400
+    for body in ("[1, 2]", '"text"', "3"):
+        r = raw(emulator, account, "POST", "/v1/customers", body,
+                headers={"Content-Type": "application/json"})
+        assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request_error"

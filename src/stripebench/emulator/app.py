@@ -200,9 +200,12 @@ class EmulatorApp:
         if method == "POST" and request.body:
             if request.header("content-type").startswith("application/json"):
                 try:
-                    raw.update(json.loads(request.body))
+                    decoded = json.loads(request.body)
                 except ValueError:
                     raise InvalidRequest("Invalid JSON body.") from None
+                if not isinstance(decoded, dict):
+                    raise InvalidRequest("Invalid JSON body: expected an object of parameters.")
+                raw.update(decoded)
             else:
                 raw.update(forms.decode(request.body.decode("utf-8", "replace")))
         key = ctx.idempotency_key if method == "POST" else None

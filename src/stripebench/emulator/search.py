@@ -135,6 +135,8 @@ def search(ctx: Ctx, items: Iterable[dict[str, Any]], params: dict[str, Any], ur
     if page_token:
         try:
             skip = int(str(page_token).removeprefix("page_"))
+            if skip < 0:
+                raise ValueError(page_token)
         except ValueError:
             raise InvalidRequest("Invalid page token.", param="page") from None
     hits = [o for o in items if matches(o)]

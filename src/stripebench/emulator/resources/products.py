@@ -170,6 +170,15 @@ def build_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     if scheme == "tiered" and not params.get("tiers"):
         raise InvalidRequest("Missing required param: tiers.", code="parameter_missing",
                              param="tiers")
+    if scheme == "tiered" and not params.get("tiers_mode"):
+        raise InvalidRequest("Missing required param: tiers_mode.", code="parameter_missing",
+                             param="tiers_mode")
+    if scheme == "tiered" and (amount is not None or decimal is not None):
+        raise InvalidRequest("You may not pass unit_amount when billing_scheme is tiered; the "
+                             "amounts come from the tiers.", param="unit_amount")
+    if scheme != "tiered" and params.get("tiers"):
+        raise InvalidRequest("You may only specify tiers when billing_scheme is tiered.",
+                             param="tiers")
     lookup_key = params.get("lookup_key")
     if lookup_key:
         holder = next((p for p in ctx.account.iter_type("price")
