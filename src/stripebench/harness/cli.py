@@ -95,10 +95,8 @@ def run_command(
     del todo
     if report:
         from ..results import load_run, summarize
-        from ..results.report import terminal
-
         from ..results.html import page
-        from ..results.report import markdown
+        from ..results.report import markdown, terminal
 
         summaries = [summarize(load_run(out))]
         terminal(summaries)

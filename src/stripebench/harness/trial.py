@@ -66,8 +66,20 @@ def _agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
             "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
 
 
-def _new_sandbox(kind: str, workdir: Path, env: dict[str, str]) -> Sandbox:
-    return make_sandbox(kind, workdir, env)  # type: ignore[arg-type]
+def _new_sandbox(kind: str, workdir: Path, env: dict[str, str],
+                 grader: bool = False) -> Sandbox:
+    options = {"share_package": True} if grader and kind == "bwrap" else {}
+    return make_sandbox(kind, workdir, env, **options)  # type: ignore[arg-type]
+
+
+def _browser_launch(sandbox: Sandbox, emulator: Emulator) -> dict[str, Any] | None:
+    """Chromium inside the routing, so Stripe's real host names reach the emulator."""
+    from .tools.browser import launch_options
+
+    try:
+        return launch_options(sandbox, emulator.base)
+    except Exception:  # noqa: BLE001 - routing unavailable: plain Chromium still works
+        return None
 
 
 def service_ports(task: Task, sandbox_kind: str) -> dict[str, int]:
@@ -211,7 +223,8 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
             raise _Stop(str(exc)) from None
         agent_timeout = config.agent_timeout or task.agent_timeout
         deadline = time.monotonic() + agent_timeout
-        toolbox = Toolbox(sandbox, transcript, deadline=deadline)
+        toolbox = Toolbox(sandbox, transcript, deadline=deadline,
+                          browser_launch=_browser_launch(sandbox, emulator))
         prompt = task_prompt(task, sandbox.workdir, env, ports)
         (trial_dir / "prompt.md").write_text(prompt)
         mcp_config = trial_dir / "mcp.json"
@@ -306,7 +319,7 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
     grader_dir = workdir / GRADER_DIR
     if grader_dir.exists():  # the agent cannot plant a grader of its own
         shutil.rmtree(grader_dir)
-    sandbox = _new_sandbox(config.sandbox, workdir, env)
+    sandbox = _new_sandbox(config.sandbox, workdir, env, grader=True)
     try:
         try:
             _start_services(sandbox, task, ports)

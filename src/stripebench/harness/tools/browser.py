@@ -21,23 +21,20 @@ SNAPSHOT_JS = (Path(__file__).parent / "snapshot.js").read_text()
 LOG_LIMIT = 300
 
 
-def routed_args() -> list[str]:
-    """Chromium flags that send Stripe's host names to the emulator, when routing exists."""
+def launch_options(sandbox: object = None, emulator_url: str | None = None) -> dict[str, Any]:
+    """Playwright launch options inside the routing: Chromium in a bubblewrap sandbox, or
+    here with Stripe's host names mapped to a TLS front for the trial's emulator."""
     try:
-        from ...routing import chromium_args  # type: ignore[attr-defined]
-        from .. import sandbox  # noqa: F401 - routing is optional until it lands
-    except ImportError:
-        return []
-    try:
-        return list(chromium_args())
-    except Exception:  # noqa: BLE001 - routing not configured for this process
-        return []
+        from ...routing import launch_options as routed
+    except ImportError:  # routing is optional: plain Chromium
+        return {"executable_path": CHROMIUM, "args": list(BASE_ARGS)}
+    return routed(sandbox, emulator_url, chromium=CHROMIUM)
 
 
 class BrowserSession:
-    def __init__(self, extra_args: list[str] | None = None, timeout_ms: int = 15_000) -> None:
+    def __init__(self, launch: dict[str, Any] | None = None, timeout_ms: int = 15_000) -> None:
         self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="browser")
-        self.extra_args = extra_args if extra_args is not None else routed_args()
+        self.launch = launch or {"executable_path": CHROMIUM, "args": list(BASE_ARGS)}
         self.timeout_ms = timeout_ms
         self._pw: Any = None
         self._browser: Any = None
@@ -66,8 +63,7 @@ class BrowserSession:
         from playwright.sync_api import sync_playwright
 
         self._pw = sync_playwright().start()
-        self._browser = self._pw.chromium.launch(executable_path=CHROMIUM,
-                                                 args=BASE_ARGS + self.extra_args)
+        self._browser = self._pw.chromium.launch(**self.launch)
         self._context = self._browser.new_context(viewport={"width": 1280, "height": 900},
                                                   ignore_https_errors=False)
         self._context.set_default_timeout(self.timeout_ms)

@@ -20,6 +20,7 @@ from mcp.server.lowlevel import Server
 
 from ..sandbox import make_sandbox
 from ..transcript import Transcript
+from .browser import launch_options
 from .toolbox import Toolbox
 
 
@@ -32,8 +33,17 @@ def toolbox_from_config(config: Path | None, workdir: Path) -> Toolbox:
     deadline = None
     if data.get("deadline_unix"):
         deadline = time.monotonic() + float(data["deadline_unix"]) - time.time()
+    emulator = (data.get("env") or {}).get("STRIPE_API_BASE")
     return Toolbox(sandbox, Transcript(Path(data["transcript"]) if data.get("transcript")
-                                       else None), deadline=deadline)
+                                       else None),
+                   browser_launch=_launch(sandbox, emulator), deadline=deadline)
+
+
+def _launch(sandbox: Any, emulator_url: str | None) -> dict[str, Any] | None:
+    try:
+        return launch_options(sandbox, emulator_url)
+    except Exception:  # noqa: BLE001 - no certificates yet etc.: plain Chromium
+        return None
 
 
 def build_server(toolbox: Toolbox) -> Server[Any]:

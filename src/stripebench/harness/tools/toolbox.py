@@ -89,10 +89,11 @@ class Toolbox:
     """Dispatches tool calls to the sandbox, the browser and the docs search."""
 
     def __init__(self, sandbox: Sandbox, transcript: Transcript | None = None,
-                 browser_args: list[str] | None = None, deadline: float | None = None) -> None:
+                 browser_launch: dict[str, Any] | None = None,
+                 deadline: float | None = None) -> None:
         self.sandbox = sandbox
         self.transcript = transcript or Transcript(None)
-        self.browser_args = browser_args
+        self.browser_launch = browser_launch  # Playwright launch options (see browser.py)
         self.deadline = deadline  # time.monotonic() by which every command must end
         self._browser: BrowserSession | None = None
         self.calls = 0
@@ -105,7 +106,7 @@ class Toolbox:
     @property
     def browser(self) -> BrowserSession:
         if self._browser is None:
-            self._browser = BrowserSession(self.browser_args)
+            self._browser = BrowserSession(self.browser_launch)
         return self._browser
 
     def call(self, name: str, args: dict[str, Any] | None = None,
