@@ -35,6 +35,10 @@ def test_customer_crud(client: stripe.StripeClient) -> None:
     gone = client.v1.customers.retrieve(customer.id)
     assert gone.to_dict().get("deleted") is True
     assert client.v1.customers.list().data == []
+    other = client.v1.products.create(params={"name": "not a customer"})
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.customers.retrieve(other.id)
+    assert info.value.code == "resource_missing"
     with pytest.raises(stripe.InvalidRequestError) as info:
         client.v1.customers.update(customer.id, params={"name": "x"})
     assert info.value.code == "resource_missing"
