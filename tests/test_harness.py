@@ -166,3 +166,15 @@ def test_resume_after_kill_9(tmp_path: Path) -> None:
     assert first.read_text() == before  # finished trials are not redone
     again = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert again.returncode == 2 and "--resume" in again.stderr  # no silent overwrite
+
+
+def test_bubblewrap_trial_hides_the_grader_and_solution(tmp_path: Path, emu: Emulator) -> None:
+    peek = {"tool": "bash", "args": {"command": f"ls {FIXTURES / 'fixture-shop' / 'tests'} "
+                                                f"{FIXTURES / 'fixture-shop' / 'solution'}"}}
+    result = run_one(tmp_path, emu, ScriptedAgent([peek] + SCRIPTS["pass"][1:]),
+                     sandbox="bwrap")
+    assert result["status"] == "completed" and result["reward"] == 1.0
+    events = [json.loads(line) for line in (tmp_path / "trials" / "fixture-shop" / "1" /
+                                            "transcript.jsonl").read_text().splitlines()]
+    first = next(e for e in events if e["type"] == "tool_result")
+    assert first["is_error"] and "No such file or directory" in first["text"]
