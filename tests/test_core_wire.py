@@ -136,6 +136,9 @@ def test_unknown_and_missing_keys_are_401(emulator: RunningEmulator,
     assert "Invalid API Key provided" in str(info.value.user_message)
     r = httpx.get(f"{emulator.base}/v1/customers")
     assert r.status_code == 401
+    assert r.json()["error"]["message"].startswith("You did not provide an API key")
+    r = httpx.get(f"{emulator.base}/v1/customers", headers={"Authorization": "Bearer sk_test_x"})
+    assert r.status_code == 401
     assert r.json()["error"]["type"] == "authentication_error"
     assert r.headers["request-id"].startswith("req_")
 

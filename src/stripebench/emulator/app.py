@@ -156,10 +156,11 @@ class EmulatorApp:
             except (ValueError, UnicodeDecodeError):
                 key = ""
         if not key:
-            raise AuthenticationError(
+            # Stripe answers a missing key with a 401 typed invalid_request_error.
+            raise InvalidRequest(
                 "You did not provide an API key. You need to provide your API key in the "
                 "Authorization header, using Bearer auth (e.g. 'Authorization: Bearer "
-                "YOUR_SECRET_KEY').")
+                "YOUR_SECRET_KEY').", status=401)
         found = self.store.keys.get(key)
         if found is None:
             shown = key[:8] + "*" * 12 + key[-4:] if len(key) > 12 else key
