@@ -178,3 +178,15 @@ def test_bubblewrap_trial_hides_the_grader_and_solution(tmp_path: Path, emu: Emu
                                             "transcript.jsonl").read_text().splitlines()]
     first = next(e for e in events if e["type"] == "tool_result")
     assert first["is_error"] and "No such file or directory" in first["text"]
+
+
+def test_a_redone_trial_starts_and_ends_identical(tmp_path: Path, emu: Emulator) -> None:
+    finals = []
+    for name in ("first", "again"):
+        result = run_one(tmp_path / name, emu, make_agent("oracle"))
+        assert result["reward"] == 1.0
+        trial = tmp_path / name / "trials" / "fixture-shop" / "1"
+        seed = json.loads((trial / "stripe_seed.json").read_text())
+        final = json.loads((trial / "stripe_final.json").read_text())
+        finals.append((seed, final, (trial / "workdir" / "customer.txt").read_text()))
+    assert finals[0] == finals[1]  # same account, keys, ids, timestamps and files
