@@ -21,6 +21,7 @@ from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
 from stripebench.harness.runner import RunPlan, execute
 from stripebench.harness.task import discover, load_task, problems
+from stripebench.harness.trial import processes_in
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tasks"
 SHOP = load_task(FIXTURES / "fixture-shop")
@@ -164,6 +165,7 @@ def test_resume_after_kill_9(tmp_path: Path) -> None:
                           .read_text()) for n in (1, 2, 3)]
     assert [r["reward"] for r in results] == [1.0, 1.0, 1.0]
     assert first.read_text() == before  # finished trials are not redone
+    assert processes_in(out) == []  # the interrupted trial's service did not outlive it
     again = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert again.returncode == 2 and "--resume" in again.stderr  # no silent overwrite
 

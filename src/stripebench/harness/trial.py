@@ -158,6 +158,34 @@ def _run_agent(agent: Agent, ctx: AgentContext, timeout: float) -> AgentOutcome:
     return outcome
 
 
+def processes_in(folder: Path) -> list[int]:
+    """Processes whose working directory is inside `folder` (Linux /proc)."""
+    root = str(folder.resolve())
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if cwd == root or cwd.startswith(root + os.sep):
+            found.append(int(entry.name))
+    return found
+
+
+def kill_leftovers(trial_dir: Path) -> None:
+    """Services and commands of a trial whose harness was killed outlive it in a local
+    sandbox (their own sessions); they all run inside the trial's directory."""
+    import signal
+
+    for pid in processes_in(trial_dir):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def read_reward(path: Path) -> dict[str, Any]:
     """A valid reward.json, or ValueError saying what is wrong with it."""
     if not path.is_file():
@@ -179,8 +207,9 @@ def read_reward(path: Path) -> dict[str, Any]:
 
 def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator: Emulator,
               config: TrialConfig) -> dict[str, Any]:
-    if trial_dir.exists():
-        shutil.rmtree(trial_dir)  # an unfinished earlier try: start over, identically
+    if trial_dir.exists():  # an unfinished earlier try (kill -9): start over, identically
+        kill_leftovers(trial_dir)
+        shutil.rmtree(trial_dir)
     trial_dir.mkdir(parents=True)
     started = time.time()
     clock = time.monotonic()
