@@ -212,3 +212,32 @@ def test_delivery_does_not_block_the_api(client: stripe.StripeClient,
         assert time.monotonic() - started < 3.0
     finally:
         silent.close()
+
+
+def test_connect_endpoints_hear_connected_accounts(emulator: RunningEmulator,
+                                                    client: stripe.StripeClient,
+                                                    account: dict[str, str],
+                                                    receiver: Receiver) -> None:
+    own = Receiver()
+    try:
+        connect = client.v1.webhook_endpoints.create(params={
+            "url": receiver.url, "enabled_events": ["customer.created"], "connect": True})
+        client.v1.webhook_endpoints.create(params={"url": own.url,
+                                                   "enabled_events": ["customer.created"]})
+        connected = emulator.app.store.create_account(parent=account["id"])
+        client.v1.customers.create(params={"email": "connected@example.com"},
+                                   options={"stripe_account": connected.id})
+        got = receiver.wait_for(1)
+        assert connect.secret is not None
+        event = stripe.Webhook.construct_event(got[0]["body"],
+                                               got[0]["headers"]["Stripe-Signature"],
+                                               connect.secret)
+        assert event.account == connected.id
+        time.sleep(0.2)
+        assert own.received == []  # the platform's own endpoint hears only its own events
+        client.v1.customers.create(params={"email": "platform@example.com"})
+        assert len(own.wait_for(1)) == 1
+        time.sleep(0.2)
+        assert len(receiver.received) == 1
+    finally:
+        own.close()
