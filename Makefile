@@ -5,7 +5,7 @@ setup:
 
 # The main job: run the benchmark (oracle agent unless a model key is set).
 run: setup
-	.venv/bin/stripebench run --parallel 2
+	.venv/bin/stripebench run --attempts 3 --parallel 2
 
 serve: setup
 	.venv/bin/stripebench emulator serve

@@ -192,3 +192,11 @@ def test_a_redone_trial_starts_and_ends_identical(tmp_path: Path, emu: Emulator)
         final = json.loads((trial / "stripe_final.json").read_text())
         finals.append((seed, final, (trial / "workdir" / "customer.txt").read_text()))
     assert finals[0] == finals[1]  # same account, keys, ids, timestamps and files
+
+
+def test_relative_out_is_anchored_where_the_run_started(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # setup commands and services run from other directories; they get absolute paths
+    monkeypatch.chdir(tmp_path)
+    plan = RunPlan(out=Path("runs/r1"), tasks=[SHOP], agent_name="noop", model=None)
+    assert plan.out == tmp_path / "runs" / "r1"

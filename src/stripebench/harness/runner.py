@@ -46,6 +46,11 @@ class RunPlan:
     max_turns: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # Trials run setup commands and services from other directories: a relative
+        # --out would point somewhere else for them.
+        self.out = Path(self.out).absolute()
+
 
 def trial_dir(out: Path, task_id: str, attempt: int) -> Path:
     return out / "trials" / task_id / str(attempt)
