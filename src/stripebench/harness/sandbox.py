@@ -193,18 +193,12 @@ def shell_argv(command: str | list[str]) -> list[str]:
 
 # ---------------------------------------------------------------------- local directory
 
-class LocalSandbox:
-    """Commands run directly in `workdir` on this machine. No isolation at all."""
+class WorkdirFiles:
+    """File access confined to the workdir, shared by every sandbox kind (the workdir
+    is the same directory inside and outside the sandbox)."""
 
-    def __init__(self, workdir: Path | str, env: dict[str, str] | None = None) -> None:
-        self.workdir = Path(workdir).resolve()
-        self.workdir.mkdir(parents=True, exist_ok=True)
-        self.env = dict(env or {})
-        self.logs = self.workdir / ".stripebench" / "logs"
-        self._groups: set[int] = set()
-        self._services: dict[str, subprocess.Popen[bytes]] = {}
+    workdir: Path
 
-    # paths ----------------------------------------------------------------
     def resolve(self, path: str) -> Path:
         """A path inside the workdir (relative paths are relative to it)."""
         candidate = (self.workdir / path).resolve()
@@ -222,6 +216,18 @@ class LocalSandbox:
         target = self.resolve(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data.encode() if isinstance(data, str) else data)
+
+
+class LocalSandbox(WorkdirFiles):
+    """Commands run directly in `workdir` on this machine. No isolation at all."""
+
+    def __init__(self, workdir: Path | str, env: dict[str, str] | None = None) -> None:
+        self.workdir = Path(workdir).resolve()
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.env = dict(env or {})
+        self.logs = self.workdir / ".stripebench" / "logs"
+        self._groups: set[int] = set()
+        self._services: dict[str, subprocess.Popen[bytes]] = {}
 
     # processes ------------------------------------------------------------
     def full_env(self, extra: dict[str, str] | None) -> dict[str, str]:
@@ -328,5 +334,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-__all__ = ["ExecResult", "Sandbox", "SandboxError", "LocalSandbox",
+__all__ = ["ExecResult", "Sandbox", "SandboxError", "LocalSandbox", "WorkdirFiles",
            "make_sandbox", "bwrap_available", "run_captured", "kill_group"]

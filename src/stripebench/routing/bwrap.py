@@ -42,6 +42,7 @@ from ..emulator.web import STRIPE_HOSTS
 from ..harness.sandbox import (
     ExecResult,
     SandboxError,
+    WorkdirFiles,
     kill_group,
     run_captured,
     shell_argv,
@@ -109,7 +110,7 @@ def _under_system(path: Path) -> bool:
     return any(path == Path(d) or Path(d) in path.parents for d in SYSTEM_DIRS)
 
 
-class BubblewrapSandbox:
+class BubblewrapSandbox(WorkdirFiles):
     def __init__(self, workdir: Path | str, env: dict[str, str] | None = None, *,
                  routing: Routing | None = None, shared: Sequence[Path | str] | None = None,
                  extra_ro: Iterable[Path | str] = (), certificates: Certificates | None = None,
@@ -350,23 +351,6 @@ class BubblewrapSandbox:
         return launcher
 
     # ------------------------------------------------------------------ files
-
-    def resolve(self, path: str) -> Path:
-        candidate = (self.workdir / path).resolve()
-        if candidate != self.workdir and self.workdir not in candidate.parents:
-            raise SandboxError(f"{path!r} is outside the sandbox's workdir")
-        return candidate
-
-    def read_file(self, path: str) -> bytes:
-        try:
-            return self.resolve(path).read_bytes()
-        except OSError as exc:
-            raise SandboxError(f"cannot read {path!r}: {exc.strerror}") from None
-
-    def write_file(self, path: str, data: bytes | str) -> None:
-        target = self.resolve(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data.encode() if isinstance(data, str) else data)
 
     # ------------------------------------------------------------------ services
 
