@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from pathlib import Path
 
 from conftest import RunningEmulator
-
-ROOT = Path(__file__).resolve().parents[1]
+from node_helpers import run_node_script
 
 SCRIPT = r"""
 const stripe = require(process.env.STRIPE_NODE)(process.env.KEY, {
@@ -51,17 +47,7 @@ const out = {};
 
 def test_node_sdk_payments(emulator: RunningEmulator, account: dict[str, str],
                            tmp_path: Path) -> None:
-    assert shutil.which("node"), "node is needed for the node SDK test"
-    package = ROOT / "node_modules" / "stripe"
-    assert package.is_dir(), "run `npm install` (scripts/setup.sh) first"
-    script = tmp_path / "payments.js"
-    script.write_text(SCRIPT)
-    port = emulator.base.rsplit(":", 1)[1]
-    run = subprocess.run(["node", str(script)], capture_output=True, text=True, timeout=60,
-                         env={"PATH": "/usr/local/bin:/usr/bin:/bin", "KEY": account["secret_key"],
-                              "PORT": port, "STRIPE_NODE": str(package)})
-    assert run.returncode == 0, run.stderr
-    out = json.loads(run.stdout)
+    out = run_node_script(SCRIPT, account["secret_key"], emulator.base, tmp_path)
     paid = out["paid"]
     assert paid["status"] == "succeeded" and paid["amount_received"] == 4200
     assert paid["currency"] == "eur"
