@@ -16,48 +16,15 @@ from typing import Any
 
 import stripe
 
+from stripebench.sdk_ast import REQUEST_OPTION_KEYS, union_members
+from stripebench.sdk_ast import annotation as parse_expr
+from stripebench.sdk_ast import name_of as _name
+from stripebench.sdk_ast import subscript_args as _sub_args
+
 SDK = Path(stripe.__file__).parent
 OUT = Path(__file__).resolve().parents[1] / "src/stripebench/emulator/schema/stripe_schema.json"
-REQUEST_OPTION_KEYS = {
-    "api_key", "stripe_version", "stripe_account", "stripe_context",
-    "max_network_retries", "idempotency_key", "content_type", "headers",
-}
 PRIMITIVES = {"str": "string", "int": "integer", "bool": "boolean", "float": "number",
               "Decimal": "decimal", "Any": "any", "object": "any"}
-
-
-def parse_expr(node: ast.expr) -> ast.expr:
-    """Unwrap string annotations ("Literal['']|Foo") into real expressions."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return ast.parse(node.value, mode="eval").body
-    return node
-
-
-def union_members(node: ast.expr) -> list[ast.expr]:
-    node = parse_expr(node)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return union_members(node.left) + union_members(node.right)
-    if isinstance(node, ast.Subscript) and _name(node.value) in ("Union", "Optional"):
-        inner = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        members = [m for e in inner for m in union_members(e)]
-        if _name(node.value) == "Optional":
-            members.append(ast.Constant(None))
-        return members
-    return [node]
-
-
-def _name(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    return ""
-
-
-def _sub_args(node: ast.Subscript) -> list[ast.expr]:
-    return list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
 
 
 # ---------------------------------------------------------------- params

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
-REQUEST_OPTION_KEYS = {
-    "api_key", "stripe_version", "stripe_account", "stripe_context",
-    "max_network_retries", "idempotency_key", "content_type", "headers",
-}
+from ..sdk_ast import REQUEST_OPTION_KEYS
+from ..sdk_ast import annotation as _expr
+from ..sdk_ast import name_of as _name
+from ..sdk_ast import subscript_args as _args
+from ..sdk_ast import union_members as _union
+
 PRIMITIVES = {"str": "string", "int": "integer", "bool": "boolean", "float": "number",
               "Decimal": "decimal", "Any": "any", "object": "any"}
 RESERVED = ("from", "in", "import", "class")
@@ -64,50 +65,6 @@ class SdkModel:
     api_version: str
     methods: list[Method]
     objects: dict[str, ObjectDoc]
-
-
-# ---------------------------------------------------------------- ast helpers
-
-def _expr(node: ast.expr) -> ast.expr:
-    """Unwrap string annotations ("Literal['']|Foo") into real expressions."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return _parse_annotation(node.value) or node
-    return node
-
-
-@lru_cache(maxsize=65536)
-def _parse_annotation(text: str) -> ast.expr | None:
-    # The same annotation strings recur thousands of times; parsed nodes are never mutated.
-    try:
-        return ast.parse(text, mode="eval").body
-    except SyntaxError:
-        return None
-
-
-def _name(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    return ""
-
-
-def _args(node: ast.Subscript) -> list[ast.expr]:
-    return list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
-
-
-def _union(node: ast.expr) -> list[ast.expr]:
-    node = _expr(node)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _union(node.left) + _union(node.right)
-    if isinstance(node, ast.Subscript) and _name(node.value) in ("Union", "Optional"):
-        members = [m for e in _args(node) for m in _union(e)]
-        if _name(node.value) == "Optional":
-            members.append(ast.Constant(None))
-        return members
-    return [node]
 
 
 def _wire(key: str) -> str:
