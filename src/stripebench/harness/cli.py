@@ -34,7 +34,8 @@ def run_command(
     resume: bool = typer.Option(False, help="Finish the run in --out (kill -9 safe)."),
     retry_errors: bool = typer.Option(False, help="With --resume, redo errored trials."),
     tasks_dir: Path | None = typer.Option(None, help="Where tasks live (default tasks/)."),
-    sandbox: str = typer.Option("local", help="local or bwrap."),
+    sandbox: str = typer.Option("auto", help="bwrap (the agent sees only its workdir), "
+                                "local, or auto: bwrap where it works, else local."),
     script: Path | None = typer.Option(None, help="Tool calls for the scripted agent."),
     base_url: str | None = typer.Option(None, help="OpenAI-compatible base URL (vLLM, "
                                         "Ollama...)."),
@@ -60,6 +61,9 @@ def run_command(
     if not chosen:
         raise _fail(f"no tasks found under {_tasks_root(tasks_dir)}")
     out = out or Path("runs") / f"{agent}-{time.strftime('%Y%m%d-%H%M%S')}"
+    if sandbox == "auto":
+        from .sandbox import bwrap_available
+        sandbox = "bwrap" if bwrap_available() else "local"
     plan = RunPlan(out=out, tasks=chosen, agent_name=agent, model=model, attempts=attempts,
                    parallel=parallel, sandbox=sandbox, resume=resume,
                    retry_errors=retry_errors, agent_timeout=agent_timeout,
@@ -71,7 +75,7 @@ def run_command(
         todo, done = None, 0
     total = len(chosen) * attempts
     console.print(f"[b]{agent}[/b]{' ' + model if model else ''}: {total} trial(s) of "
-                  f"{len(chosen)} task(s) → {out}"
+                  f"{len(chosen)} task(s) in {sandbox} sandboxes → {out}"
                   + (f" ({done} already done)" if done else ""))
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
