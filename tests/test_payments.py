@@ -297,6 +297,30 @@ def test_customer_payment_method_and_default(client: stripe.StripeClient) -> Non
     assert done.invoice_settings.default_payment_method == pm
 
 
+
+def test_customer_created_with_a_test_card_as_its_default(client: stripe.StripeClient) -> None:
+    """`pm_card_visa` as both payment_method and default: the attached card is the default."""
+    customer = client.v1.customers.create(params={
+        "email": "default@example.com", "payment_method": "pm_card_visa",
+        "invoice_settings": {"default_payment_method": "pm_card_visa"}})
+    default = customer.invoice_settings.default_payment_method
+    assert default is not None and default.startswith("pm_") and default != "pm_card_visa"
+    assert [m.id for m in client.v1.customers.payment_methods.list(customer.id).data] == [default]
+    paid = _pay(client, default, customer=customer.id, off_session=True)
+    assert paid.status == "succeeded"
+    # A default that is not the card being attached, or a card failing the zero-amount
+    # check, fails the whole request and leaves no customer behind.
+    with pytest.raises(stripe.InvalidRequestError) as caught:
+        client.v1.customers.create(params={
+            "email": "other@example.com", "payment_method": "pm_card_visa",
+            "invoice_settings": {"default_payment_method": "pm_card_mastercard"}})
+    assert caught.value.param == "invoice_settings[default_payment_method]"
+    with pytest.raises(stripe.CardError) as declined:
+        client.v1.customers.create(params={"email": "other@example.com",
+                                           "payment_method": "pm_card_chargeDeclined"})
+    assert declined.value.code == "card_declined"
+    assert [c.email for c in client.v1.customers.list().data] == ["default@example.com"]
+
 def test_refunds_partial_full_and_over(client: stripe.StripeClient) -> None:
     pi = _pay(client, "pm_card_visa", amount=3000)
     first = client.v1.refunds.create(params={"payment_intent": pi.id, "amount": 1000})

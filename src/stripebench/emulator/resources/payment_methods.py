@@ -314,14 +314,18 @@ def attach_(ctx: Ctx, params: dict[str, Any], payment_method: str) -> dict[str, 
     if not params.get("customer"):
         raise InvalidRequest("Missing required param: customer.", code="parameter_missing",
                              param="customer")
+    _zero_amount_check(pm)
+    return attach(ctx, pm, params["customer"])
+
+
+def _zero_amount_check(pm: dict[str, Any]) -> None:
+    """Attaching runs a zero-amount check: declining cards fail it."""
     test = test_card(pm)
     if test.number == cards.CHARGE_CUSTOMER_FAIL:
-        pass  # attaches fine; its charges are declined
-    elif test.decline is not None:
-        # Attaching runs a zero-amount check: declining cards fail it.
+        return  # attaches fine; its charges are declined
+    if test.decline is not None:
         raise CardError(test.decline.message, code=test.decline.code,
                         decline_code=test.decline.decline_code, param="")
-    return attach(ctx, pm, params["customer"])
 
 
 @api("POST", "/v1/payment_methods/{payment_method}/detach")
@@ -375,13 +379,27 @@ def retrieve_for_customer(ctx: Ctx, params: dict[str, Any], customer: str,
 
 
 def _customer_created(ctx: Ctx, customer: dict[str, Any], params: dict[str, Any]) -> None:
-    """`payment_method` at customer creation attaches it; a default may name it."""
-    if params.get("payment_method"):
-        pm = resolve(ctx, params["payment_method"])
-        attach(ctx, pm, customer["id"])
+    """`payment_method` at customer creation attaches it; a default may name it.
+
+    The default may repeat the `payment_method` value as given (`pm_card_visa` twice):
+    Stripe then makes the attached card (the fresh `pm_` the test id became) the default.
+    A failed request must not leave the half-made customer behind.
+    """
+    given = params.get("payment_method")
     default = (params.get("invoice_settings") or {}).get("default_payment_method")
+    try:
+        if default and default != given:
+            _check_default(ctx, customer, default)  # a new customer has no other card
+        if given:
+            pm = resolve(ctx, given)
+            _zero_amount_check(pm)
+            attach(ctx, pm, customer["id"])
+            if default == given:
+                default = pm["id"]
+    except Exception:
+        ctx.remove(customer["id"])
+        raise
     if default:
-        _check_default(ctx, customer, default)
         customer["invoice_settings"]["default_payment_method"] = default
         ctx.put(customer)
 
