@@ -32,3 +32,11 @@ old_py stripe7 'stripe==7.*'
 if [ ! -d .old-sdks/node10/node_modules/stripe ]; then
   npm install --silent --no-audit --no-fund --prefix .old-sdks/node10 'stripe@10' >/dev/null
 fi
+
+# The offline wheelhouse of the SDK-upgrade tasks: a trial installs its requirements with
+# `pip install --no-index --find-links "$STRIPEBENCH_WHEELHOUSE"`, never from a registry.
+wheelhouse=.cache/wheelhouse
+for pin in 'stripe==5.5.0' 'stripe==16.1.0'; do
+  compgen -G "$wheelhouse/stripe-${pin#stripe==}-*.whl" >/dev/null ||
+    .venv/bin/pip download -q --only-binary=:all: --dest "$wheelhouse" "$pin" >/dev/null
+done

@@ -293,6 +293,18 @@ def _probe_for(ready_url: str | None, ready_port: int | None) -> Any:
 
 # ---------------------------------------------------------------------- factory
 
+def wheelhouse() -> Path | None:
+    """The offline wheelhouse `scripts/setup.sh` fills (`.cache/wheelhouse`, or
+    $STRIPEBENCH_WHEELHOUSE): tasks install pinned packages from it with
+    `pip install --no-index --find-links`, in either sandbox."""
+    import stripebench
+
+    given = os.environ.get("STRIPEBENCH_WHEELHOUSE")
+    path = Path(given) if given else \
+        Path(stripebench.__file__).resolve().parents[2] / ".cache" / "wheelhouse"
+    return path.resolve() if path.is_dir() else None
+
+
 def bwrap_available() -> bool:
     """True when bubblewrap is installed and can create the namespaces we need here."""
     from ..routing.bwrap import bwrap_works
@@ -335,4 +347,4 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["ExecResult", "Sandbox", "SandboxError", "LocalSandbox", "WorkdirFiles",
-           "make_sandbox", "bwrap_available", "run_captured", "kill_group"]
+           "make_sandbox", "bwrap_available", "run_captured", "kill_group", "wheelhouse"]

@@ -26,7 +26,7 @@ from . import fixtures as fixture_mod
 from .agents.base import Agent, AgentContext, AgentOutcome
 from .emulator import Emulator, trial_account_id
 from .prompt import task_prompt
-from .sandbox import Sandbox, SandboxError, make_sandbox
+from .sandbox import Sandbox, SandboxError, make_sandbox, wheelhouse
 from .task import Task
 from .tools import Toolbox
 from .transcript import Transcript
@@ -58,7 +58,9 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 
 def _agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
-    return {"STRIPE_SECRET_KEY": account.secret_key,
+    wheels = wheelhouse()
+    return {**({"STRIPEBENCH_WHEELHOUSE": str(wheels)} if wheels else {}),
+            "STRIPE_SECRET_KEY": account.secret_key,
             "STRIPE_PUBLISHABLE_KEY": account.publishable_key,
             "STRIPE_API_BASE": emulator.base,
             "STRIPE_BASE_URL": emulator.base,

@@ -13,9 +13,9 @@ Shape of a sandbox:
 
 What the sandbox sees: the workdir (read-write, at its host path), /usr and the other
 system directories, /etc (read-only, secrets masked, a private /etc/hosts), the Python
-installation and the repository's .venv and node_modules (read-only), a tmpfs /tmp and
-home. Nothing else of the host: not the task's tests/ or solution/, not other trials, not
-the user's home. The network namespace has only loopback.
+installation, the repository's .venv, node_modules and wheelhouse (read-only), a tmpfs
+/tmp and home. Nothing else of the host: not the task's tests/ or solution/, not other
+trials, not the user's home. The network namespace has only loopback.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from ..harness.sandbox import (
     run_captured,
     shell_argv,
     tail,
+    wheelhouse,
 )
 from . import relay
 from .env import Keys, TrustFiles, routed_env
@@ -103,6 +104,9 @@ def default_shared() -> list[Path]:
     modules = repo_root() / "node_modules"
     if modules.is_dir():
         shared.add(modules)
+    wheels = wheelhouse()
+    if wheels is not None:
+        shared.add(wheels)
     return sorted(p for p in shared if not _under_system(p))
 
 
