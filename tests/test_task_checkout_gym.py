@@ -394,6 +394,7 @@ def test_proven_under_the_harness(tmp_path: Path) -> None:
 
     task = load_task(TASK)
     server = Emulator.start()
+    before = server.http.get("/_emulator/accounts").json()["data"]
     try:
         rewards = {}
         for name, agent in [("oracle", OracleAgent()), ("noop", NoopAgent()),
@@ -403,6 +404,9 @@ def test_proven_under_the_harness(tmp_path: Path) -> None:
                                TrialConfig("proof", name, None))
             assert record["status"] == "completed", record["error"]
             rewards[name] = record["reward"]
+            # teardown removed the trial's account and the setup's hidden one
+            left = server.http.get("/_emulator/accounts").json()["data"]
+            assert left == before, name
     finally:
         server.stop()
     assert rewards == {"oracle": 1.0, "noop": 0.0, "scripted": 0.5}

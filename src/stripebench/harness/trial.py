@@ -301,9 +301,10 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
             toolbox.close()
         if sandbox is not None:
             sandbox.stop()
-        if account is not None:
+        for account_id in ([account.id] if account is not None else []) + \
+                setup_accounts(trial_dir):
             try:
-                emulator.delete_account(account.id)
+                emulator.delete_account(account_id)
             except Exception:  # noqa: BLE001 - the emulator may be gone at shutdown
                 pass
         timings["teardown_seconds"] = time.monotonic() - clock
@@ -322,6 +323,19 @@ class _Stop(Exception):
     pass
 
 
+SETUP_ACCOUNTS = "setup_accounts.txt"
+
+
+def setup_accounts(trial_dir: Path) -> list[str]:
+    """Extra emulator accounts the task's setup made (say, a hidden account holding
+    the gym's sessions): listed by the setup, one id a line, so teardown removes them."""
+    try:
+        lines = (trial_dir / SETUP_ACCOUNTS).read_text().split()
+    except OSError:
+        return []
+    return [line for line in lines if line.startswith("acct_")]
+
+
 def run_setup(task: Task, workdir: Path, env: dict[str, str], emulator: Emulator,
               trial_dir: Path) -> None:
     """The task's hidden set-up step: outside the sandbox, with the control plane."""
@@ -331,6 +345,8 @@ def run_setup(task: Task, workdir: Path, env: dict[str, str], emulator: Emulator
                  "STRIPEBENCH_CONTROL_TOKEN": emulator.control_token or "",
                  # what the setup leaves here reaches the grader (never the agent)
                  "STRIPEBENCH_SETUP_OUTPUT": str(trial_dir / "setup.json"),
+                 # accounts the setup creates (one id a line) are deleted at teardown
+                 "STRIPEBENCH_SETUP_ACCOUNTS": str(trial_dir / SETUP_ACCOUNTS),
                  "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin')}"}
     try:
         done = subprocess.run(task.setup_command or "", shell=True, cwd=task.path,

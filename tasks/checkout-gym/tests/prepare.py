@@ -87,6 +87,10 @@ def main() -> None:
     seed, count = settings()
     with _control(base) as control:
         hidden = hidden_clone(control, os.environ["STRIPE_SECRET_KEY"], seed)
+    created = os.environ.get("STRIPEBENCH_SETUP_ACCOUNTS")
+    if created:  # the harness deletes it with the trial's own account at teardown
+        with open(created, "a") as handle:
+            handle.write(hidden["id"] + "\n")
     client = stripe_client(base, hidden["secret_key"])
     prices, rates = catalog_ids(base, hidden["secret_key"])
     pages = []
