@@ -1,0 +1,197 @@
+"""sdk-upgrade-python grader.
+
+Gate: requirements.txt pins stripe-python 16 (the current major). Then, per service
+(payments, invoices, subscriptions):
+
+- `<service>_upgraded`: the running service reports (GET /version) the SDK it imported at
+  major 16 and the current API version, and its code names no older API version;
+- contract checks: the grader makes fresh test data through the API (payments refunded,
+  uncaptured and unpaid; invoices paid, open, paid out of band, void and draft;
+  subscriptions with several items, intervals and states), computes each endpoint's JSON
+  itself from the current API (contracts.py), and compares it with what the service
+  answers. A service that is not upgraded scores 0 on its contracts: its old code would
+  still answer correctly through the old SDK and version.
+
+Each service weighs the same (4), so each is a third of the total.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import contracts  # noqa: E402
+import scenario  # noqa: E402
+
+SERVICES = ("payments", "invoices", "subscriptions")
+MAJOR = 16
+PIN = re.compile(r"^\s*stripe\s*==\s*(\d+)\.\d+\.\d+\s*(#.*)?$", re.IGNORECASE)
+VERSION_LITERAL = re.compile(r"""["'](\d{4}-\d{2}-\d{2}(?:\.[a-z]+)?)["']""")
+
+
+def current_version() -> str:
+    import stripe
+
+    return str(stripe.api_version)
+
+
+def pinned_major(work: Path) -> bool:
+    """requirements.txt pins stripe exactly, at the current major."""
+    majors = [int(m.group(1)) for line in (work / "requirements.txt").read_text().splitlines()
+              if (m := PIN.match(line))]
+    if majors != [MAJOR]:
+        raise ValueError(f"requirements.txt must pin stripe=={MAJOR}.x.y exactly once "
+                         f"(found majors {majors})")
+    return True
+
+
+def get(url: str) -> tuple[int, Any]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            status, body = response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        status, body = exc.code, exc.read()
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, body.decode("utf-8", "replace")[-300:]
+
+
+def stale_versions(work: Path, service: str) -> list[str]:
+    """Older API versions named in the service's code (its file and shared modules; not
+    the other services' files, nor installed packages or hidden folders)."""
+    from stripebench.emulator.versions import KNOWN_VERSIONS
+
+    others = {f"{s}.py" for s in SERVICES if s != service}
+    found = []
+    for folder, dirs, names in os.walk(work):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
+                         and d not in ("venv", "node_modules", "__pycache__"))
+        for path in (Path(folder) / n for n in sorted(names)
+                     if n.endswith(".py") and n not in others):
+            found += [f"{path.relative_to(work)}: {literal}"
+                      for literal in VERSION_LITERAL.findall(path.read_text(errors="replace"))
+                      if literal in KNOWN_VERSIONS and literal != current_version()]
+    return found
+
+
+def upgraded(work: Path, service: str, url: str) -> bool:
+    status, info = get(url + "/version")
+    if status != 200 or not isinstance(info, dict):
+        raise ValueError(f"GET /version answered {status}: {str(info)[:200]}")
+    sdk = str(info.get("stripe_sdk", ""))
+    if sdk.split(".")[0] != str(MAJOR):
+        raise ValueError(f"the service runs stripe-python {sdk!r}, not {MAJOR}.x")
+    if info.get("api_version") != current_version():
+        raise ValueError(f"the service uses API version {info.get('api_version')!r}, "
+                         f"not {current_version()}")
+    stale = stale_versions(work, service)
+    if stale:
+        raise ValueError("older API versions still in the code: " + ", ".join(stale))
+    return True
+
+
+def compare(cases: list[tuple[str, Callable[[], Any], int]]) -> tuple[float, str]:
+    """Fraction of (path, expected, status) cases the service answers exactly."""
+    good, first_miss = 0, ""
+    for url, expected, want_status in cases:
+        status, body = get(url)
+        wanted = expected()
+        if status == want_status and body == wanted:
+            good += 1
+        elif not first_miss:
+            first_miss = (f"{url.split('/', 3)[-1]}: got {status} "
+                          f"{json.dumps(body, sort_keys=True)[:600]}; expected {want_status} "
+                          f"{json.dumps(wanted, sort_keys=True)[:600]}")
+    return good / len(cases), first_miss
+
+
+def sanity(value: bool, what: str) -> None:
+    """The grader's own expectations about the data it made (an emulator drift shows here
+    as a grader error, never as a score)."""
+    if not value:
+        raise RuntimeError(f"grader data is not what it should be: {what}")
+
+
+def contract_cases(client: Any) -> dict[str, dict[str, list[tuple[str, Any, int]]]]:
+    urls = {s: os.environ.get(f"{s.upper()}_URL", "").rstrip("/") for s in SERVICES}
+    pay, inv, sub = (scenario.payments(client), scenario.invoices(client),
+                     scenario.subscriptions(client))
+    twice = contracts.payment(client, pay["refunded_twice"])
+    sanity(twice["charge"]["amount_refunded"] == 1500 and len(twice["charge"]["refunds"]) == 2,
+           "a payment refunded twice")
+    sanity(contracts.payment(client, pay["unpaid"])["charge"] is None, "an unpaid payment")
+    paid = contracts.invoice_status(client, inv["paid"])
+    sanity(paid["paid"] and paid["payment"]["status"] == "succeeded", "a paid invoice")
+    sanity(contracts.subscription_metrics(client, sub["annual"])["period_days"] in (365, 366),
+           "a yearly subscription")
+    sanity(contracts.subscription_summary(client, sub["customers"][0])["total"] == 4,
+           "a customer with four subscriptions")
+
+    def case(service: str, path: str, fn: Callable[..., Any], *args: Any,
+             status: int = 200) -> tuple[str, Any, int]:
+        return (urls[service] + path, lambda: fn(client, *args), status)
+
+    def missing(service: str, path: str, object_id: str) -> tuple[str, Any, int]:
+        return (urls[service] + path, lambda: {"error": "not_found", "id": object_id}, 404)
+
+    return {
+        "payments": {
+            "details": [case("payments", f"/payments/{i}", contracts.payment, i)
+                        for i in pay["intents"]]
+            + [missing("payments", "/payments/pi_missing", "pi_missing")],
+            "customer_list": [case("payments", f"/customers/{c}/payments",
+                                   contracts.customer_payments, c) for c in pay["customers"]],
+        },
+        "invoices": {
+            "status": [case("invoices", f"/invoices/{i}/payment-status",
+                            contracts.invoice_status, i) for i in inv["invoices"]]
+            + [missing("invoices", "/invoices/in_missing/payment-status", "in_missing")],
+            "customer_list": [case("invoices", f"/customers/{c}/invoices",
+                                   contracts.customer_invoices, c) for c in inv["customers"]],
+        },
+        "subscriptions": {
+            "metrics": [case("subscriptions", f"/subscriptions/{s}/metrics",
+                             contracts.subscription_metrics, s)
+                        for s in [*sub["subscriptions"], sub["canceled"]]]
+            + [missing("subscriptions", "/subscriptions/sub_missing/metrics", "sub_missing")],
+            "summary": [case("subscriptions", f"/customers/{c}/subscriptions/summary",
+                             contracts.subscription_summary, c) for c in sub["customers"]],
+        },
+    }
+
+
+def main() -> None:
+    from stripebench.grading import Grader, stripe_client, workdir
+
+    work = workdir()
+    grader = Grader()
+    if not grader.gate("stripe_16_pinned", lambda: pinned_major(work)):
+        grader.write()
+        return
+    client = stripe_client()
+    cases = contract_cases(client)
+    for service in SERVICES:
+        url = os.environ.get(f"{service.upper()}_URL", "").rstrip("/")
+        ok = grader.check(f"{service}_upgraded", 1, lambda: upgraded(work, service, url))
+        for n, (name, group) in enumerate(cases[service].items()):
+            name = f"{service}_{name}"
+            weight = 2 if n == 0 else 1
+            if ok < 1.0:
+                grader.check(name, weight, 0.0, "the service is not upgraded")
+                continue
+            score, miss = compare(group)
+            grader.check(name, weight, score, miss)
+    grader.write()
+
+
+if __name__ == "__main__":
+    main()
