@@ -79,3 +79,24 @@ def test_claude_max_turns_result_is_a_turn_limit() -> None:
                        "num_turns": 20, "usage": {"input_tokens": 5, "output_tokens": 1}})
     outcome = parse_output("claude-code", "noise\n" + line)
     assert outcome.status == "turn_limit" and outcome.turns == 20
+
+
+def test_external_agent_in_bubblewrap_works_in_the_trials_own_sandbox(
+        tmp_path: Path, emulator: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's MCP server joins the trial's sandbox rather than making its own: its
+    bash reaches the service the trial started there, and Stripe's real host name."""
+    reach = ('curl -sf "$WEB_URL/health" > health.txt; curl -s -o /dev/null -w "%{http_code}" '
+             'https://api.stripe.com/v1/customers -u "$STRIPE_SECRET_KEY:" > api.txt')
+    monkeypatch.setenv("FAKE_PYTHON", sys.executable)
+    monkeypatch.setenv("FAKE_AGENT_STEPS", json.dumps([["bash", {"command": reach}], *STEPS]))
+    (result,) = execute(
+        RunPlan(out=tmp_path, tasks=[SHOP], agent_name="claude-code", model=None,
+                sandbox="bwrap"),
+        lambda: make_agent("claude-code", None,
+                           options={"binary": str(HERE / "bin" / "claude")}),
+        emulator=Emulator(emulator.base))
+    assert result["status"] == "completed", result["error"]
+    workdir = tmp_path / "trials" / "fixture-shop" / "1" / "workdir"
+    assert (workdir / "health.txt").read_text() == "ok"
+    assert (workdir / "api.txt").read_text() == "200"
+    assert result["reward"] == 1.0

@@ -262,7 +262,10 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         write_json_atomic(mcp_config, {"workdir": str(workdir), "sandbox": config.sandbox,
                                        "env": env, "transcript": str(trial_dir /
                                                                     "transcript.jsonl"),
-                                       "deadline_unix": time.time() + agent_timeout})
+                                       "deadline_unix": time.time() + agent_timeout,
+                                       # an external agent's server joins this sandbox
+                                       "attach": getattr(sandbox, "attach_info",
+                                                         lambda: None)()})
         ctx = AgentContext(task=task, sandbox=sandbox, toolbox=toolbox, transcript=transcript,
                            prompt=prompt, deadline=deadline,
                            max_turns=config.max_turns or task.max_turns, env=env,

@@ -296,7 +296,7 @@ class BubblewrapSandbox(WorkdirFiles):
 
     def enter_argv(self, argv: Sequence[str], cwd: str | None = None) -> list[str]:
         """argv that runs `argv` inside the sandbox, capabilities dropped, in `cwd`."""
-        if self._holder is None or self._holder.poll() is not None:
+        if not self.alive():
             raise SandboxError("the sandbox has been stopped; nothing can run in it")
         enter = ["nsenter", "-t", str(self.ns_pid), "-m", "-n", "-p", "-i", "-u"]
         if self._enter_user:
@@ -305,6 +305,16 @@ class BubblewrapSandbox(WorkdirFiles):
                   "--no-new-privs", "--"]
         where = self._inside_path(cwd) if cwd else str(self.workdir)
         return [*enter, "/bin/sh", "-c", 'cd "$0" && exec "$@"', where, *argv]
+
+    def alive(self) -> bool:
+        return self._holder is not None and self._holder.poll() is None
+
+    def attach_info(self) -> dict[str, Any]:
+        """What another process needs to run commands in this sandbox (see attach.py)."""
+        return {"workdir": str(self.workdir), "ns_pid": self.ns_pid,
+                "ns_mnt": os.readlink(f"/proc/{self.ns_pid}/ns/mnt"),
+                "enter_user": self._enter_user, "rundir": str(self.rundir), "env": self.env,
+                "emulator_url": self.routing.emulator_url if self.routing else None}
 
     def _inside_path(self, path: str) -> str:
         p = Path(path)

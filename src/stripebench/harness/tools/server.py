@@ -28,8 +28,8 @@ def toolbox_from_config(config: Path | None, workdir: Path) -> Toolbox:
     if config is None:
         return Toolbox(make_sandbox("local", workdir))
     data = json.loads(Path(config).read_text())
-    sandbox = make_sandbox(data.get("sandbox", "local"), Path(data["workdir"]),
-                           data.get("env") or {})
+    sandbox = _join(data.get("attach")) or make_sandbox(
+        data.get("sandbox", "local"), Path(data["workdir"]), data.get("env") or {})
     deadline = None
     if data.get("deadline_unix"):
         deadline = time.monotonic() + float(data["deadline_unix"]) - time.time()
@@ -37,6 +37,20 @@ def toolbox_from_config(config: Path | None, workdir: Path) -> Toolbox:
     return Toolbox(sandbox, Transcript(Path(data["transcript"]) if data.get("transcript")
                                        else None),
                    browser_launch=_launch(sandbox, emulator), deadline=deadline)
+
+
+def _join(info: dict[str, Any] | None) -> Any:
+    """The trial's own bubblewrap sandbox, while it runs (same loopback as its
+    services); None when there is none to join (then a sandbox of our own)."""
+    if not info:
+        return None
+    from ...routing.attach import AttachedSandbox
+    from ..sandbox import SandboxError
+
+    try:
+        return AttachedSandbox(info)
+    except SandboxError:
+        return None
 
 
 def _launch(sandbox: Any, emulator_url: str | None) -> dict[str, Any] | None:
