@@ -115,6 +115,7 @@ def test_report_command_writes_every_format(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "anthropic:gpt-y" in done.stdout and "75.0%" in done.stdout
+    assert "found nothing useful" in done.stdout and "zorblax frobnicate" in done.stdout
     assert "gpt-y" in (out / "r.csv").read_text()
     assert (out / "r.html").stat().st_size > 1000
     bad = subprocess.run([sys.executable, "-m", "stripebench.cli", "report",

@@ -101,6 +101,12 @@ def terminal(summaries: list[RunSummary]) -> None:
             first = (e.get("error") or "").splitlines()[:1]
             console.print(f"[red]{e['task']} #{e['attempt']}: {e['status']}[/red] "
                           f"{first[0][:150] if first else ''}")
+    queries = unhelpful_queries([s.run for s in summaries])
+    if queries:
+        console.print("[b]Documentation searches that found nothing useful[/b]")
+        for q in queries:
+            console.print(f"  {q['query']!r}: {q['reason']}, asked {q['count']}x "
+                          f"({q['where']})", markup=False)
 
 
 def unhelpful_queries(runs: list[Run]) -> list[dict[str, Any]]:
