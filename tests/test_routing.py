@@ -1,8 +1,9 @@
 """Unmodified code reaches the local Stripe: `stripebench exec` against a real emulator.
 
 Every script here uses Stripe's defaults (no base URL, no CA option): the python SDK, the
-node SDK, curl, Java's HttpClient and Chromium reach api.stripe.com / js.stripe.com over
-HTTPS, and what they see are the emulator's objects.
+node SDK, curl, OpenSSL's default trust (what Ruby uses; Ruby itself when installed),
+Java's HttpClient and Chromium reach api.stripe.com / js.stripe.com over HTTPS, and what
+they see are the emulator's objects.
 """
 
 from __future__ import annotations
@@ -86,6 +87,39 @@ def test_exit_code_and_keys_come_through(emulator: RunningEmulator, account: dic
                     'echo "$STRIPE_SECRET_KEY $STRIPE_PUBLISHABLE_KEY"; exit 5')
     assert done.returncode == 5
     assert done.stdout.split() == [account["secret_key"], account["publishable_key"]]
+
+
+def test_openssl_default_trust_verifies_api_stripe_com(emulator: RunningEmulator,
+                                                       account: dict[str, str],
+                                                       tmp_path: Path) -> None:
+    """OpenSSL's default verify paths (no CA option given): what Ruby's net/http, PHP
+    and other OpenSSL users rely on. Ruby itself is not installed on this machine."""
+    done = run_exec(emulator, account, tmp_path, "sh", "-c",
+                    "echo | openssl s_client -connect api.stripe.com:443 -servername "
+                    "api.stripe.com -verify_hostname api.stripe.com -verify_return_error "
+                    "2>&1")
+    assert done.returncode == 0, done.stdout
+    assert "Verify return code: 0 (ok)" in done.stdout
+    # and a name the certificate does not carry is refused: the check is real
+    bad = run_exec(emulator, account, tmp_path, "sh", "-c",
+                   "echo | openssl s_client -connect api.stripe.com:443 -servername "
+                   "api.stripe.com -verify_hostname example.com -verify_return_error 2>&1")
+    assert bad.returncode != 0 and "Verify return code: 0 (ok)" not in bad.stdout
+
+
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="no Ruby installed (the OpenSSL "
+                    "test above covers the trust path Ruby uses)")
+def test_ruby_net_http_with_defaults(emulator: RunningEmulator, account: dict[str, str],
+                                     client: stripe.StripeClient, tmp_path: Path) -> None:
+    made = client.v1.customers.create({"email": "seen-by-ruby@example.com"})
+    script = ("require 'net/http'; require 'json'; "
+              f"uri = URI('https://api.stripe.com/v1/customers/{made.id}'); "
+              "req = Net::HTTP::Get.new(uri); req.basic_auth(ENV['STRIPE_SECRET_KEY'], ''); "
+              "res = Net::HTTP.start(uri.host, uri.port, use_ssl: true) { |h| h.request(req) }; "
+              "puts JSON.parse(res.body)['email']")
+    done = run_exec(emulator, account, tmp_path, "ruby", "-e", script)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "seen-by-ruby@example.com"
 
 
 @pytest.mark.skipif(shutil.which("java") is None, reason="no JDK installed")
