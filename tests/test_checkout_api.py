@@ -408,6 +408,63 @@ def test_subscription_trial_and_one_time_items(emulator: Any,
     assert done.invoice.amount_paid == 3500
 
 
+def test_subscription_automatic_tax_reaches_the_invoices(emulator: Any, account: dict[str, str],
+                                                         client: stripe.StripeClient) -> None:
+    """The session's tax is charged on the first invoice, line by line, and on renewals."""
+    jan_1 = 1767225600
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": jan_1})
+    customer = client.v1.customers.create(params={"email": "tax@example.com",
+                                                  "test_clock": clock.id})
+    monthly = price(client, 2000, "Club", recurring={"interval": "month"})
+    kit = price(client, 999, "Starter kit")
+    coupon = client.v1.coupons.create(params={"percent_off": 10, "duration": "forever"})
+    s = client.v1.checkout.sessions.create(params={
+        "mode": "subscription", "success_url": SUCCESS, "customer": customer.id,
+        "customer_update": {"address": "auto"}, "automatic_tax": {"enabled": True},
+        "discounts": [{"coupon": coupon.id}],
+        "line_items": [{"price": monthly.id, "quantity": 2}, {"price": kit.id, "quantity": 1}]})
+    assert confirm(emulator.base, s)["complete"]  # billing address: US / CA (7.25%)
+    got = client.v1.checkout.sessions.retrieve(s.id, params={
+        "expand": ["invoice", "subscription", "total_details.breakdown"]})
+    # 4000 and 999, less 10%: 3600 and 899; tax per line, rounded half-up.
+    expected = [tax_table.tax_on(3600, 7.25, False), tax_table.tax_on(899, 7.25, False)]
+    assert got.total_details.amount_tax == sum(expected) == 326
+    assert got.subscription.automatic_tax.enabled is True
+    first = got.invoice
+    assert first.total == first.amount_paid == got.amount_total == 4499 + 326
+    assert first.total_excluding_tax == 4499
+    assert [ln.taxes[0].amount for ln in first.lines.data] == expected
+    assert [ln.taxes[0].taxable_amount for ln in first.lines.data] == [3600, 899]
+    rate = got.total_details.breakdown.taxes[0].rate
+    assert [(t.amount, t.tax_rate_details.tax_rate, t.tax_behavior)
+            for t in first.total_taxes] == [(326, rate.id, "exclusive")]
+    assert first.automatic_tax.enabled and first.automatic_tax.status == "complete"
+    old = make_client(emulator, account, "2024-06-20").v1.invoices.retrieve(first.id)
+    assert old["tax"] == 326 and "total_taxes" not in old
+    assert [t["amount"] for t in old["total_tax_amounts"]] == [326]
+    assert old["lines"]["data"][0]["tax_amounts"][0]["tax_rate"] == rate.id
+    client.v1.test_helpers.test_clocks.advance(clock.id,
+                                               params={"frozen_time": jan_1 + 32 * 86400})
+    renewal = client.v1.invoices.list(params={"subscription": got.subscription.id}).data[0]
+    assert renewal.billing_reason == "subscription_cycle" and renewal.status == "paid"
+    assert [t.amount for t in renewal.total_taxes] == [expected[0]]
+    assert renewal.amount_paid == 3600 + expected[0]
+    # Through the API: the customer's address decides; no address → Stripe's 400.
+    plain = client.v1.customers.create(params={"email": "notax@example.com"})
+    err = error_of(lambda: client.v1.subscriptions.create(params={
+        "customer": plain.id, "items": [{"price": monthly.id}],
+        "automatic_tax": {"enabled": True}, "payment_behavior": "default_incomplete"}))
+    assert err.code == "customer_tax_location_invalid"
+    client.v1.customers.update(plain.id, params={
+        "shipping": {"name": "N", "address": {"country": "DE", "postal_code": "10115"}},
+        "address": {"country": "US", "state": "CA"}})
+    sub = client.v1.subscriptions.create(params={
+        "customer": plain.id, "items": [{"price": monthly.id}],
+        "automatic_tax": {"enabled": True}, "payment_behavior": "default_incomplete",
+        "expand": ["latest_invoice"]})
+    assert sub.latest_invoice.total_taxes[0].amount == 380  # DE 19% of 20.00 (shipping wins)
+
+
 def test_subscription_anchor_prorates(client: stripe.StripeClient) -> None:
     monthly = price(client, 3000, "Club", recurring={"interval": "month"})
     now = payment_session(client).created

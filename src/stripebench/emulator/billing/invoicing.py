@@ -14,7 +14,7 @@ from typing import Any
 
 from ..context import Ctx
 from ..errors import InvalidRequest
-from . import timing
+from . import taxes, timing
 
 Hook = Callable[[Ctx, dict[str, Any]], None]
 # Subscriptions react to invoice outcomes (activate, go past_due) through these.
@@ -60,6 +60,7 @@ def new_invoice(ctx: Ctx, customer: dict[str, Any], *, currency: str,
                          "subscription_details": {"metadata": dict(subscription.get("metadata")
                                                                    or {}),
                                                   "subscription": subscription["id"]}}
+        taxes.enable_on_invoice(inv, subscription, customer)
     inv["lines"] = {"object": "list", "data": [], "has_more": False, "total_count": 0,
                     "url": f"/v1/invoices/{inv['id']}/lines"}
     inv["_payments"] = []
@@ -181,8 +182,11 @@ def recompute(ctx: Ctx, inv: dict[str, Any]) -> None:
         discount_total += off
         inv["total_discount_amounts"].append({"amount": off, "discount": discount_id})
         _allocate(lines, off, discount_id, base)
-    inv["subtotal"] = inv["subtotal_excluding_tax"] = subtotal
-    inv["total"] = inv["total_excluding_tax"] = subtotal - discount_total
+    exclusive_tax, inclusive_tax = taxes.apply(ctx, inv)
+    inv["subtotal"] = subtotal
+    inv["subtotal_excluding_tax"] = subtotal - inclusive_tax
+    inv["total"] = subtotal - discount_total + exclusive_tax
+    inv["total_excluding_tax"] = subtotal - discount_total - inclusive_tax
     inv["lines"]["total_count"] = len(lines)
     if inv["status"] == "draft":
         inv["amount_due"] = max(inv["total"], 0)

@@ -35,7 +35,7 @@ def summary(totals: Any, session: dict[str, Any]) -> dict[str, Any]:
                           for d in totals.discount_breakdown]}
 
 
-def _automatic_rate(ctx: Ctx, jurisdiction: str) -> dict[str, Any] | None:
+def automatic_rate(ctx: Ctx, jurisdiction: str) -> dict[str, Any] | None:
     country, _, state = jurisdiction.partition("-")
     rule = rule_for(country, state or None)
     if rule is None:
@@ -75,7 +75,7 @@ def include_breakdown(ctx: Ctx, total_details: dict[str, Any]) -> dict[str, Any]
     taxes = []
     for entry in record["taxes"]:
         rate = (ctx.maybe(entry["rate"], "tax_rate") if entry.get("rate")
-                else _automatic_rate(ctx, entry["rule"]))
+                else automatic_rate(ctx, entry["rule"]))
         if rate is None:
             continue
         taxes.append({"amount": entry["amount"], "rate": public_copy(rate),

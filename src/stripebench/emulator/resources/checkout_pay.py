@@ -278,6 +278,15 @@ def subscription_params(ctx: Ctx, session: dict[str, Any], customer: dict[str, A
         "metadata": data.get("metadata") or {}}
     if one_time:
         params["add_invoice_items"] = one_time
+    if (session.get("automatic_tax") or {}).get("enabled"):
+        # The subscription's invoices are taxed where the session was (see billing/taxes).
+        params["automatic_tax"] = {"enabled": True}
+        shipping = (session.get("collected_information") or {}).get("shipping_details") or {}
+        address = shipping.get("address") or {}
+        if not address.get("country"):
+            address = (session.get("customer_details") or {}).get("address") or {}
+        if address.get("country"):
+            params["_tax_location"] = [address["country"], address.get("state")]
     if pm is not None:
         params["default_payment_method"] = pm["id"]
     for key in ("trial_period_days", "trial_end", "billing_cycle_anchor", "description",

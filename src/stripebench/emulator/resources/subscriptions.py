@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..billing import collect, invoicing, items, subscribing, timing
+from ..billing import collect, invoicing, items, subscribing, taxes, timing
 from ..billing import versions as _billing_versions  # noqa: F401 - registers version changes
 from ..billing.discounts import make_discounts
 from ..context import Ctx
@@ -66,7 +66,7 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         method = _usable_method(cctx, method, customer["id"])
     sub = cctx.new("subscription", "sub")
     sub.update(
-        automatic_tax={"disabled_reason": None, "enabled": False, "liability": None},
+        automatic_tax=_automatic_tax(params, customer),
         billing_cycle_anchor=anchor or trial_end or now,
         billing_mode={"flexible": None, "type": "classic", "updated_at": None},
         cancel_at=None, cancel_at_period_end=False, collection_method=collection,
@@ -86,6 +86,8 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         trial_settings={"end_behavior": {"missing_payment_method": "create_invoice"}})
     first_end = trial_end or anchor or timing.period_after(prices[0], now, now)
     sub["_period"] = [now, first_end]
+    if params.get("_tax_location"):  # Checkout's taxed address (internal, not an API param)
+        sub["_tax_location"] = params["_tax_location"]
     sub["_item_ids"] = [items.new_item(cctx, sub, price, spec.get("quantity"),
                                        spec.get("metadata"))["id"]
                         for price, spec in zip(prices, specs, strict=True)]
@@ -123,6 +125,18 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
             collect.default_payment_method(cctx, inv):
         _pending_setup_intent(cctx, sub)
     return ctx.get(sub["id"], "subscription")
+
+
+def _automatic_tax(params: dict[str, Any], customer: dict[str, Any]) -> dict[str, Any]:
+    """Automatic tax needs a customer location (Checkout passes the one it taxed)."""
+    enabled = bool((params.get("automatic_tax") or {}).get("enabled"))
+    if enabled and not params.get("_tax_location") and taxes.location(customer) is None:
+        raise InvalidRequest("The customer's location isn't recognized. Set a valid customer "
+                             "address (or shipping address) to calculate tax automatically.",
+                             code="customer_tax_location_invalid",
+                             param="automatic_tax[enabled]")
+    return {"disabled_reason": None, "enabled": enabled,
+            "liability": {"account": None, "type": "self"} if enabled else None}
 
 
 def _trial_end(params: dict[str, Any], prices: list[dict[str, Any]], now: int) -> int | None:
