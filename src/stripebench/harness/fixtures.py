@@ -113,22 +113,23 @@ def seed(api_base: str, secret_key: str, calls: list[dict[str, Any]] | tuple[dic
     with httpx.Client(base_url=api_base, timeout=30) as http:
         for n, call in enumerate(calls):
             params = substitute(call["params"], refs)
+            path = substitute(call["path"], refs)  # e.g. POST /v1/invoices/${inv.id}/pay
             headers = {"Authorization": f"Bearer {secret_key}"}
             version = call.get("api_version") or api_version
             if version:
                 headers["Stripe-Version"] = version
             if call["method"] == "POST":
                 headers["Content-Type"] = "application/x-www-form-urlencoded"
-                response = http.post(call["path"], content=encode(params), headers=headers)
+                response = http.post(path, content=encode(params), headers=headers)
             else:
-                url = call["path"] + (("?" + encode(params)) if params else "")
+                url = path + (("?" + encode(params)) if params else "")
                 response = http.request(call["method"], url, headers=headers)
             if response.status_code >= 400:
                 try:
                     message = response.json()["error"]["message"]
                 except Exception:  # noqa: BLE001 - show whatever came back
                     message = response.text[:300]
-                raise FixtureError(f"fixture {n} ({call['method']} {call['path']}) failed "
+                raise FixtureError(f"fixture {n} ({call['method']} {path}) failed "
                                    f"with {response.status_code}: {message}")
             refs[call.get("ref") or f"_{n}"] = response.json()
     return refs

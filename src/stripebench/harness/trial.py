@@ -34,7 +34,7 @@ from .transcript import Transcript
 SCORED = ("completed", "turn_limit")
 AGENT_GRACE_SECONDS = 15
 GRADER_DIR = ".stripebench/grader"
-SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv"}
+SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", ".deps"}
 
 
 @dataclass
