@@ -24,6 +24,10 @@ if [ -f package.json ]; then
   npm install --silent --no-audit --no-fund >/dev/null
 fi
 
+# The docs index: the API reference is generated here from the installed stripe SDK (and
+# regenerated whenever the SDK or the guides change), so the first search is instant.
+.venv/bin/stripebench docs build >/dev/null
+
 # Old SDK majors for the API-version tests and the SDK-upgrade tasks, each in its own
 # directory (PYTHONPATH=.old-sdks/stripe7, require('.old-sdks/node10/node_modules/stripe')).
 old_py() { [ -d ".old-sdks/$1/stripe" ] || .venv/bin/pip install -q --target ".old-sdks/$1" "$2"; }
