@@ -1,0 +1,115 @@
+"""sdk-upgrade-python: three Flask services on stripe-python 5.5.0 (API 2022-08-01) that
+the agent moves to stripe-python 16.1.0 and the current API version without changing
+their JSON. Proven under the harness: oracle 1.0, noop 0.0, only the payments service
+upgraded 1/3, the SDK bumped but the old API version kept 0.0 (its old code still answers
+correctly, which must not count), and the old SDK installs and answers offline inside
+the bubblewrap sandbox too."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from stripebench.harness.agents.simple import NoopAgent, OracleAgent, ScriptedAgent
+from stripebench.harness.check import check_tasks
+from stripebench.harness.emulator import Emulator
+from stripebench.harness.fixtures import seed
+from stripebench.harness.sandbox import bwrap_available, wheelhouse
+from stripebench.harness.task import load_task
+from stripebench.harness.trial import TrialConfig, run_trial
+
+TASK = Path(__file__).resolve().parent.parent / "tasks" / "sdk-upgrade-python"
+sys.path.insert(0, str(TASK / "solution"))
+import make_partial  # noqa: E402
+
+pytestmark = pytest.mark.skipif(wheelhouse() is None,
+                                reason="no offline wheelhouse: run scripts/setup.sh")
+
+# The SDK bumped and /version fixed, but the code still pins 2022-08-01: on stripe 16 the
+# old code keeps answering the old shapes correctly, and must still score nothing.
+BUMP_ONLY = [{"tool": "bash", "args": {"command":
+    "set -e; printf 'stripe==16.1.0\\n' > requirements.txt; bash install.sh; "
+    "sed -i 's/stripe.version.VERSION/stripe.VERSION/' services/*.py"}}]
+
+
+@pytest.fixture(scope="module")
+def server() -> Any:
+    running = Emulator.start()
+    yield running
+    running.stop()
+
+
+def trial(server: Emulator, tmp_path: Path, name: str, agent: Any,
+          sandbox: str = "local") -> dict[str, Any]:
+    record = run_trial(load_task(TASK), 0, tmp_path / name, agent, server,
+                       TrialConfig("proof", name, None, sandbox=sandbox))
+    assert record["status"] == "completed", record["error"]
+    return record
+
+
+def test_tasks_check_proves_oracle_and_noop(tmp_path: Path) -> None:
+    lines: list[str] = []
+    assert check_tasks([load_task(TASK)], tmp_path, echo=lines.append) == [], lines
+    assert lines == ["ok   sdk-upgrade-python: oracle 1.0, noop 0.0"]
+    oracle = json.loads(next((tmp_path / "oracle").rglob("result.json")).read_text())
+    assert set(oracle["subscores"].values()) == {1.0}
+    assert oracle["submission"]["modified"] == ["requirements.txt", "services/invoices.py",
+                                                "services/payments.py",
+                                                "services/subscriptions.py"]
+    noop = json.loads(next((tmp_path / "noop").rglob("result.json")).read_text())
+    assert noop["subscores"] == {"gate:stripe_16_pinned": 0.0}
+
+
+def test_scripted_replay_is_fresh() -> None:
+    replay = json.loads((TASK / "solution" / "scripted_partial.json").read_text())
+    assert replay == make_partial.replay(), "scripted_partial.json is stale: run make_partial"
+
+
+def test_partial_upgrades_score_their_share(server: Emulator, tmp_path: Path) -> None:
+    """Payments alone upgraded: one third. The SDK bumped with the old API version
+    kept: the gate passes but no service counts as upgraded."""
+    partial = trial(server, tmp_path, "scripted",
+                    ScriptedAgent(TASK / "solution" / "scripted_partial.json"))
+    assert partial["reward"] == pytest.approx(1 / 3, abs=1e-6)
+    scores = partial["subscores"]
+    assert {k: v for k, v in scores.items() if k.startswith("payments")} == {
+        "payments_upgraded": 1.0, "payments_details": 1.0, "payments_customer_list": 1.0}
+    assert all(v == 0.0 for k, v in scores.items() if k.startswith(("invoices",
+                                                                    "subscriptions")))
+    work = tmp_path / "scripted" / "workdir"
+    before = json.loads((work / "before.json").read_text())  # the stripe 5 service
+    assert before == json.loads((work / "after.json").read_text())  # the stripe 16 one
+    assert before["count"] == 2 and before["refunded"] == 900
+
+    bumped = trial(server, tmp_path, "bumped", ScriptedAgent(BUMP_ONLY))
+    assert bumped["reward"] == 0.0
+    assert bumped["subscores"]["gate:stripe_16_pinned"] == 1.0
+    log = (tmp_path / "bumped" / "grader.log").read_text()
+    assert "uses API version '2022-08-01'" in log
+
+
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
+def test_partial_upgrade_in_bubblewrap(server: Emulator, tmp_path: Path) -> None:
+    """Inside bubblewrap (no network, Stripe's hosts routed over TLS to the emulator) the
+    wheelhouse is reachable, stripe 5 installs and answers through the routed TLS, and
+    the grader scores the same third."""
+    record = trial(server, tmp_path, "bwrap",
+                   ScriptedAgent(TASK / "solution" / "scripted_partial.json"), "bwrap")
+    assert record["reward"] == pytest.approx(1 / 3, abs=1e-6)
+    before = json.loads((tmp_path / "bwrap" / "workdir" / "before.json").read_text())
+    assert before["payments"][1]["charge"]["card"]["last4"] == "4242"
+
+
+def test_fixture_paths_take_references(server: Emulator) -> None:
+    """The task's fixtures pay an invoice by a path naming an earlier response's id."""
+    account = server.create_account("acct_sdkfixtures", None)
+    refs = seed(server.base, account.secret_key, load_task(TASK).fixtures)
+    invoice = httpx.get(f"{server.base}/v1/invoices/{refs['invoice']['id']}",
+                        headers={"Authorization": f"Bearer {account.secret_key}"}).json()
+    assert invoice["status"] == "paid" and invoice["amount_paid"] == 8800
+    server.delete_account(account.id)
