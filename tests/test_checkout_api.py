@@ -380,6 +380,38 @@ def test_declined_card_keeps_session_open(emulator: Any, client: stripe.StripeCl
     assert client.v1.checkout.sessions.retrieve(s.id).payment_intent == got.payment_intent.id
 
 
+@pytest.mark.parametrize("card,field,message", [
+    ({"number": "4242 4242 4242 4241"}, "card-number", "Your card number is invalid."),
+    ({"number": "4242"}, "card-number", "Your card number is incomplete."),
+    ({"expiry": "12 / 25"}, "card-expiry", "Your card's expiration year is in the past."),
+    ({"expiry": "13 / 34"}, "card-expiry", "Your card's expiration date is invalid."),
+    ({"expiry": "12"}, "card-expiry", "Your card's expiration date is incomplete."),
+    ({"cvc": "1"}, "card-cvc", "Your card's security code is incomplete."),
+])
+def test_invalid_card_input_is_an_inline_error(emulator: Any, client: stripe.StripeClient,
+                                               card: dict[str, str], field: str,
+                                               message: str) -> None:
+    s = payment_session(client)
+    good = {"number": "4242 4242 4242 4242", "expiry": "12 / 34", "cvc": "123", "name": "J"}
+    result = confirm(emulator.base, s, card={**good, **card}, email="not-an-email")
+    assert result["errors"] == {field: message, "email": "Your email address is invalid."}
+    assert client.v1.checkout.sessions.retrieve(s.id).status == "open"
+
+
+def test_expiry_dated_by_the_simulated_clock(emulator: Any) -> None:
+    """On 2026-06-15, 05/26 is in the past and 06/26 is not; messages follow the locale."""
+    june = emulator.new_account(time=1781481600)  # 2026-06-15T00:00:00Z
+    client = make_client(emulator, june)
+    card = {"number": "4242 4242 4242 4242", "expiry": "05 / 26", "cvc": "123", "name": "J"}
+    s = payment_session(client)
+    assert confirm(emulator.base, s, card=card)["errors"] == {
+        "card-expiry": "Your card's expiration date is in the past."}
+    de = payment_session(client, locale="de")
+    assert confirm(emulator.base, de, card={**card, "expiry": "13 / 26"})["errors"] == {
+        "card-expiry": "Das Ablaufdatum Ihrer Karte ist ungültig."}
+    assert confirm(emulator.base, s, card={**card, "expiry": "06 / 26"})["complete"]
+
+
 def test_subscription_trial_and_one_time_items(emulator: Any,
                                                client: stripe.StripeClient) -> None:
     monthly = price(client, 1500, "Pro", recurring={"interval": "month"})

@@ -230,7 +230,7 @@ def test_setup_mode_saves_a_card(page: Page, client: stripe.StripeClient) -> Non
 def test_declined_card_shows_the_decline(page: Page, client: stripe.StripeClient) -> None:
     item = price(client, 900, "Gel")
     session = client.v1.checkout.sessions.create(params={
-        "mode": "payment", "success_url": SUCCESS,
+        "mode": "payment", "success_url": SUCCESS, "cancel_url": SHOP + "/cart",
         "line_items": [{"price": item.id, "quantity": 1}]})
     page.goto(session.url)
     page.get_by_label("Email").fill("jenny@example.com")
@@ -239,6 +239,17 @@ def test_declined_card_shows_the_decline(page: Page, client: stripe.StripeClient
     expect(page.locator("#err-card-number")).to_have_text("Your card was declined.")
     expect(page.get_by_role("button", name="Pay")).to_be_enabled()
     assert SHOP not in page.url
+    assert client.v1.checkout.sessions.retrieve(session.id).status == "open"
+    # An expired card is refused inline, before any payment is tried.
+    page.get_by_label("Card number").fill(CARD_OK)
+    page.get_by_label("Expiration").fill("12 / 25")
+    page.get_by_role("button", name="Pay").click()
+    expect(page.locator("#err-card-expiry")).to_have_text(
+        "Your card's expiration year is in the past.")
+    assert client.v1.checkout.sessions.retrieve(session.id).status == "open"
+    # The back link goes to cancel_url and leaves the session open.
+    page.get_by_role("link", name="Back").click()
+    page.wait_for_url(f"{SHOP}/cart")
     assert client.v1.checkout.sessions.retrieve(session.id).status == "open"
 
 

@@ -11,6 +11,7 @@ the browser to the emulator's challenge page, whose return lands on `resume`.
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from typing import Any
 
 from ..context import Ctx
@@ -38,8 +39,11 @@ ADDRESS_KEYS = ("city", "country", "line1", "line2", "postal_code", "state")
 
 
 def validate(t: Any, session: dict[str, Any], form: dict[str, Any],
-             due: int) -> dict[str, str]:
-    """Inline errors keyed by the page's field ids; `t` is the page's translator."""
+             due: int, now: int = 0) -> dict[str, str]:
+    """Inline errors keyed by the page's field ids; `t` is the page's translator.
+
+    `now` (the simulated clock) dates the card's expiry check.
+    """
     errors: dict[str, str] = {}
     email = form_text(form, "email")
     if not email:
@@ -63,7 +67,7 @@ def validate(t: Any, session: dict[str, Any], form: dict[str, Any],
         if country and country not in collection["allowed_countries"]:
             errors["shipping-country"] = t("err_country")
     if card_needed(session, due) and form_text(form, "payment_method_type") in ("", "card"):
-        _validate_card(t, form, errors)
+        _validate_card(t, form, errors, now)
         if session.get("billing_address_collection") == "required":
             for key in ("line1", "city", "postal_code", "country"):
                 if not form_text(form, "billing", key):
@@ -91,7 +95,7 @@ def validate(t: Any, session: dict[str, Any], form: dict[str, Any],
     return errors
 
 
-def _validate_card(t: Any, form: dict[str, Any], errors: dict[str, str]) -> None:
+def _validate_card(t: Any, form: dict[str, Any], errors: dict[str, str], now: int) -> None:
     number = re.sub(r"\s+", "", form_text(form, "card", "number"))
     if len(number) < 12 or not number.isdigit():
         errors["card-number"] = t("err_card_number")
@@ -99,8 +103,19 @@ def _validate_card(t: Any, form: dict[str, Any], errors: dict[str, str]) -> None
         from ..cards import luhn_ok
         if not luhn_ok(number):
             errors["card-number"] = t("err_card_invalid")
-    if not re.match(r"^\d{1,2}\s*/\s*\d{2,4}$", form_text(form, "card", "expiry")):
+    expiry = re.match(r"^(\d{1,2})\s*/\s*(\d{2}|\d{4})$", form_text(form, "card", "expiry"))
+    if not expiry:
         errors["card-expiry"] = t("err_expiry")
+    else:
+        month, year = int(expiry[1]), int(expiry[2])
+        year += 2000 if year < 100 else 0
+        today = datetime.fromtimestamp(now, UTC)
+        if not 1 <= month <= 12:
+            errors["card-expiry"] = t("err_expiry_invalid")
+        elif year < today.year:
+            errors["card-expiry"] = t("err_expiry_past")
+        elif (year, month) < (today.year, today.month):
+            errors["card-expiry"] = t("err_expiry_date_past")
     cvc = form_text(form, "card", "cvc")
     if not cvc.isdigit() or not 3 <= len(cvc) <= 4:
         errors["card-cvc"] = t("err_cvc")
@@ -184,7 +199,7 @@ def submit(ctx: Ctx, t: Any, session: dict[str, Any], form: dict[str, Any]) -> O
     country, state = tax_address(session, form)
     totals = sessions.refresh_totals(ctx, session, country, state)
     due = totals.amount_total if session["mode"] != "setup" else 0
-    errors = validate(t, session, form, due)
+    errors = validate(t, session, form, due, ctx.now())
     if errors:
         return Outcome(errors=errors)
     record_details(ctx, session, form)
