@@ -380,3 +380,60 @@ def test_unwritable_cache_falls_back_to_the_temp_dir(tmp_path: Path, cache_dir: 
     path, first = out.stdout.split()
     assert path.startswith(str(tmp_path / "tmp" / "stripebench"))
     assert first.startswith("guide/api/idempotency")
+
+
+# Every guide topic issue 8 names, and the page that covers it.
+ISSUE_TOPICS = {
+    "Checkout hosted": "guide/checkout/hosted", "Checkout embedded": "guide/checkout/embedded",
+    "Checkout session options": "guide/checkout/session-options",
+    "Elements and Stripe.js": "guide/elements/stripe-js",
+    "PaymentIntents": "guide/payments/payment-intents", "declines": "guide/payments/declines",
+    "test cards and test ids": "guide/testing/cards",
+    "SetupIntents": "guide/payments/setup-intents",
+    "subscriptions": "guide/billing/subscriptions", "trials": "guide/billing/trials",
+    "proration": "guide/billing/proration", "schedules": "guide/billing/schedules",
+    "test clocks": "guide/billing/test-clocks", "invoices": "guide/billing/invoices",
+    "invoice payments": "guide/billing/invoice-payments", "meters": "guide/billing/meters",
+    "webhooks and signatures": "guide/webhooks", "Connect": "guide/connect/overview",
+    "Connect embedded components": "guide/connect/embedded-components",
+    "errors": "guide/api/errors", "idempotency": "guide/api/idempotency",
+    "pagination and expand": "guide/api/pagination-expand",
+    "what the emulator does not support": "guide/emulator/limits",
+}
+UPGRADES = {"2022-11-15": "guide/upgrade/2022-11-15",
+            "2025-03-31.basil": "guide/upgrade/2025-03-31-basil",
+            "2025-09-30.clover": "guide/upgrade/2025-09-30-clover"}
+
+
+def test_guides_cover_every_topic_of_the_issue(index: DocsIndex) -> None:
+    missing = [topic for topic, doc_id in ISSUE_TOPICS.items() if index.show(doc_id) is None]
+    assert not missing
+
+
+def test_upgrade_guides_for_each_breaking_version_with_python_and_node_code(
+        index: DocsIndex) -> None:
+    import stripe
+
+    current = stripe.api_version  # the installed SDK's version needs a guide of its own
+    pages = {**UPGRADES, current: None}
+    for path in guide_pages.guide_files():
+        if path.stem.startswith("upgrade.") and current.split(".")[0] in path.stem:
+            pages[current] = guide_pages.guide_id(path)
+    assert pages[current], f"no upgrade guide names the SDK's version {current}"
+    for version, doc_id in pages.items():
+        page = index.show(str(doc_id))
+        assert page is not None, version
+        text = page.text
+        assert re.search(r"\bBefore\b", text) and re.search(r"\bAfter\b", text), version
+        assert text.count("```python") >= 2, version  # before and after
+        assert len(re.findall(r"```(?:js|javascript|node)", text)) >= 2, version
+
+
+def test_every_checkout_session_create_parameter_is_in_a_checkout_guide() -> None:
+    from stripebench.docs.sdk_model import read_sdk
+
+    (create,) = [m for m in read_sdk().methods
+                 if m.http_method.upper() == "POST" and m.path == "/v1/checkout/sessions"]
+    text = "\n".join(p.read_text() for p in guide_pages.guide_files()
+                     if p.stem.startswith("checkout."))
+    assert [f.name for f in create.params if f.name not in text] == []
