@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from stripebench.harness.agents.simple import NoopAgent, OracleAgent, ScriptedAgent
+from stripebench.harness.agents.simple import ScriptedAgent
 from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
 from stripebench.harness.fixtures import seed

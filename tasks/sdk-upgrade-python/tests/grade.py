@@ -181,7 +181,8 @@ def main() -> None:
     cases = contract_cases(client)
     for service in SERVICES:
         url = os.environ.get(f"{service.upper()}_URL", "").rstrip("/")
-        ok = grader.check(f"{service}_upgraded", 1, lambda: upgraded(work, service, url))
+        ok = grader.check(f"{service}_upgraded", 1,
+                          lambda s=service, u=url: upgraded(work, s, u))
         for n, (name, group) in enumerate(cases[service].items()):
             name = f"{service}_{name}"
             weight = 2 if n == 0 else 1
