@@ -33,6 +33,9 @@ def update_subscription(ctx: Ctx, sub: dict[str, Any], params: dict[str, Any]) -
     when = int(params.get("proration_date") or now)
     behavior = params.get("proration_behavior", "create_prorations")
     old_cycle = _cycle(cctx, sub)
+    if "discounts" in params:  # before the items change: a bad coupon refuses the whole update
+        customer = cctx.get(sub["customer"], "customer")
+        sub["discounts"] = make_discounts(cctx, params["discounts"], customer, sub)
     prorations = _change_items(cctx, sub, params.get("items") or [], when,
                                behavior != "none")
     for name in ("description", "collection_method", "days_until_due"):
@@ -45,9 +48,6 @@ def update_subscription(ctx: Ctx, sub: dict[str, Any], params: dict[str, Any]) -
     if "cancellation_details" in params:
         sub["cancellation_details"] = {**(sub.get("cancellation_details") or {}),
                                        **(params["cancellation_details"] or {})}
-    if "discounts" in params:
-        customer = cctx.get(sub["customer"], "customer")
-        sub["discounts"] = make_discounts(cctx, params["discounts"], customer, sub)
     if "pause_collection" in params:
         sub["pause_collection"] = params["pause_collection"]
     from ..resources.subscriptions import _apply_cancel
@@ -87,6 +87,7 @@ def _change_items(ctx: Ctx, sub: dict[str, Any], specs: list[dict[str, Any]], wh
                   prorate: bool) -> list[tuple[str, dict[str, Any]]]:
     """Apply item changes; returns the proration invoice items made (item id, ii)."""
     made: list[tuple[str, dict[str, Any]]] = []
+    _check_items(ctx, sub, specs)
     for n, spec in enumerate(specs):
         param = f"items[{n}]"
         if spec.get("id"):
@@ -130,6 +131,31 @@ def _change_items(ctx: Ctx, sub: dict[str, Any], specs: list[dict[str, Any]], wh
         raise InvalidRequest("A subscription must have at least one active plan.",
                              param="items")
     return made
+
+
+def _check_items(ctx: Ctx, sub: dict[str, Any], specs: list[dict[str, Any]]) -> None:
+    """Everything that can refuse the change, checked before anything changes: a refused
+    request must leave the subscription's items (and its invoice items) as they were."""
+    for n, spec in enumerate(specs):
+        param = f"items[{n}]"
+        if spec.get("id"):
+            item = ctx.get(spec["id"], "subscription_item", f"{param}[id]")
+            if item["subscription"] != sub["id"]:
+                raise InvalidRequest(f"Subscription item {item['id']} does not belong to this "
+                                     "subscription.", param=f"{param}[id]")
+        if spec.get("deleted") or spec.get("price_data"):
+            continue
+        if spec.get("price") or spec.get("plan") or not spec.get("id"):
+            price = items.resolve_price(ctx, spec, param)
+            if not spec.get("id") and price["currency"] != sub["currency"] and sub[
+                    "currency"] not in (price.get("currency_options") or {}):
+                raise InvalidRequest("All prices on a subscription must have the same "
+                                     "currency.", param=f"{param}[price]")
+    dropped = {s.get("id") for s in specs if s.get("id") and s.get("deleted")}
+    if not any(not s.get("id") for s in specs) and not set(sub["_item_ids"]) - dropped:
+        raise InvalidRequest("A subscription must have at least one active plan. To cancel "
+                             "a subscription, please use the cancel API endpoint.",
+                             param="items")
 
 
 def _drop_unused_charges(ctx: Ctx, sub: dict[str, Any],
