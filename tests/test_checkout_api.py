@@ -398,6 +398,15 @@ def test_invalid_card_input_is_an_inline_error(emulator: Any, client: stripe.Str
     assert client.v1.checkout.sessions.retrieve(s.id).status == "open"
 
 
+def test_phone_number_checked_and_stored_as_e164(emulator: Any,
+                                                 client: stripe.StripeClient) -> None:
+    s = payment_session(client, phone_number_collection={"enabled": True}, locale="fr")
+    bad = confirm(emulator.base, s, phone="call me")
+    assert bad["errors"] == {"phone": "Votre numéro de téléphone n'est pas valide."}
+    assert confirm(emulator.base, s, phone="+33 (1) 23-45-67-89")["complete"]
+    assert client.v1.checkout.sessions.retrieve(s.id).customer_details.phone == "+33123456789"
+
+
 def test_expiry_dated_by_the_simulated_clock(emulator: Any) -> None:
     """On 2026-06-15, 05/26 is in the past and 06/26 is not; messages follow the locale."""
     june = emulator.new_account(time=1781481600)  # 2026-06-15T00:00:00Z

@@ -377,3 +377,36 @@ def test_complex_session_shows_every_option(page: Page, client: stripe.StripeCli
     expect(page.locator("#summary")).to_contain_text("MwSt. (20%)")
     page.screenshot(path=str(SCREENSHOT), full_page=True)
     assert SCREENSHOT.stat().st_size > 20_000
+
+
+def test_keyboard_alone_completes_a_session(page: Page, client: stripe.StripeClient) -> None:
+    """Tab reaches every field in page order; typing and Enter complete the payment."""
+    item = price(client, 1500, "Map")
+    session = client.v1.checkout.sessions.create(params={
+        "mode": "payment", "success_url": SUCCESS, "locale": "es",
+        "phone_number_collection": {"enabled": True},
+        "line_items": [{"price": item.id, "quantity": 1}],
+        "custom_fields": [{"key": "club", "type": "text",
+                           "label": {"type": "custom", "custom": "Club"}}]})
+    page.goto(session.url)
+    typed = {"email": "keys@example.com", "phone": "+34 600 000 000",
+             "card-number": CARD_OK, "card-expiry": "12 / 34", "card-cvc": "123",
+             "card-name": "Key Board", "billing-postal_code": "28001",
+             "custom-club": "Ridge runners"}
+    reached: list[str] = []
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        focused = page.evaluate("document.activeElement.id")
+        reached.append(focused)
+        if focused in typed:
+            page.keyboard.type(typed[focused])
+        if focused == "submit":
+            break
+    assert set(typed) <= set(reached), reached
+    assert reached.index("email") < reached.index("card-number") < reached.index("submit")
+    assert reached[-1] == "submit"
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(re.escape(SHOP) + "/success"))
+    done = client.v1.checkout.sessions.retrieve(session.id)
+    assert done.status == "complete" and done.customer_details.phone == "+34600000000"
+    assert done.custom_fields[0].text.value == "Ridge runners"

@@ -50,9 +50,11 @@ def validate(t: Any, session: dict[str, Any], form: dict[str, Any],
         errors["email"] = t("err_required")
     elif not EMAIL.match(email):
         errors["email"] = t("err_email")
-    if (session.get("phone_number_collection") or {}).get("enabled") and not form_text(form,
-                                                                                   "phone"):
-        errors["phone"] = t("err_required")
+    if (session.get("phone_number_collection") or {}).get("enabled"):
+        if not form_text(form, "phone"):
+            errors["phone"] = t("err_required")
+        elif e164(form_text(form, "phone")) is None:
+            errors["phone"] = t("err_phone")
     names = session.get("name_collection") or {}
     for kind, field_id in (("individual", "individual_name"), ("business", "business_name")):
         spec = names.get(kind) or {}
@@ -93,6 +95,14 @@ def validate(t: Any, session: dict[str, Any], form: dict[str, Any],
         if form.get("tax_id_enabled") and not form_text(form, "business_name"):
             errors["business_name"] = t("err_required")
     return errors
+
+
+def e164(phone: str) -> str | None:
+    """A typed phone number as Stripe stores it (+ and 7–15 digits), or None if not one."""
+    cleaned = re.sub(r"[\s().-]", "", phone)
+    if not re.fullmatch(r"\+?\d{7,15}", cleaned):
+        return None
+    return cleaned if cleaned.startswith("+") else f"+{cleaned}"
 
 
 def _validate_card(t: Any, form: dict[str, Any], errors: dict[str, str], now: int) -> None:
@@ -173,7 +183,7 @@ def record_details(ctx: Ctx, session: dict[str, Any], form: dict[str, Any]) -> N
         "address": billing, "business_name": form_text(form, "business_name") or None,
         "email": form_text(form, "email"),
         "individual_name": form_text(form, "individual_name") or None, "name": name,
-        "phone": form_text(form, "phone") or None, "tax_exempt": "none", "tax_ids": tax_ids}
+        "phone": e164(form_text(form, "phone")), "tax_exempt": "none", "tax_ids": tax_ids}
     if session.get("shipping_address_collection"):
         session["collected_information"] = {
             "business_name": form_text(form, "business_name") or None,
