@@ -117,3 +117,19 @@ def test_streamable_http_transport(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_standalone_server_routes_the_browser_to_an_emulator(tmp_path: Path, emulator: Any,
+                                                             account: dict[str, str]) -> None:
+    """`stripebench mcp --emulator URL` for any MCP client on the user's own project: the
+    browser reaches the emulator as js.stripe.com, commands get its address and keys."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "stripebench.cli", "mcp", "--workdir", str(tmp_path), "--emulator",
+              emulator.base],
+        env={"PATH": "/usr/bin:/bin", "STRIPE_SECRET_KEY": account["secret_key"]})
+    _, (listed, page) = anyio.run(_session_calls, params, [
+        ("bash", {"command": 'curl -s "$STRIPE_API_BASE/v1/customers" -u "$STRIPE_SECRET_KEY:"'}),
+        ("browser_navigate", {"url": "https://js.stripe.com/v3/"})])
+    assert '"object": "list"' in listed.content[0].text, listed.content[0].text
+    assert not page.is_error and "(HTTP 200)" in page.content[0].text, page.content[0].text

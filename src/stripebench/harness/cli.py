@@ -186,10 +186,14 @@ def mcp_command(
     transport: str = typer.Option("stdio", help="stdio or http (streamable HTTP)."),
     host: str = typer.Option("127.0.0.1"),
     port: int = typer.Option(8765),
+    emulator: str | None = typer.Option(None, envvar="STRIPEBENCH_EMULATOR",
+                                        help="Without --config: an emulator's plain HTTP "
+                                        "address; the browser reaches it as Stripe's hosts."),
 ) -> None:
     """Serve the agent tools (bash, files, browser, docs search, submit) over MCP."""
     from .tools.server import serve
 
     if transport not in ("stdio", "http"):
         raise _fail("transport must be stdio or http")
-    serve(config=config, workdir=workdir, transport=transport, host=host, port=port)
+    serve(config=config, workdir=workdir, transport=transport, host=host, port=port,
+          emulator=emulator)

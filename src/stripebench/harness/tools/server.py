@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -24,9 +25,20 @@ from .browser import launch_options
 from .toolbox import Toolbox
 
 
-def toolbox_from_config(config: Path | None, workdir: Path) -> Toolbox:
+def toolbox_from_config(config: Path | None, workdir: Path,
+                        emulator: str | None = None) -> Toolbox:
     if config is None:
-        return Toolbox(make_sandbox("local", workdir))
+        # Standalone (any MCP client on the user's own project): with an emulator, the
+        # browser reaches it by Stripe's host names and commands get its address and the
+        # caller's Stripe keys (a local sandbox keeps *KEY* variables out otherwise).
+        env = {}
+        if emulator:
+            env = {"STRIPE_API_BASE": emulator, "STRIPE_BASE_URL": emulator}
+            env |= {k: os.environ[k] for k in ("STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY")
+                    if os.environ.get(k)}
+        sandbox = make_sandbox("local", workdir, env)
+        return Toolbox(sandbox, browser_launch=_launch(sandbox, emulator) if emulator
+                       else None)
     data = json.loads(Path(config).read_text())
     sandbox = _join(data.get("attach")) or make_sandbox(
         data.get("sandbox", "local"), Path(data["workdir"]), data.get("env") or {})
@@ -81,8 +93,8 @@ def build_server(toolbox: Toolbox) -> Server[Any]:
 
 
 def serve(config: Path | None, workdir: Path, transport: str = "stdio",
-          host: str = "127.0.0.1", port: int = 8765) -> None:
-    toolbox = toolbox_from_config(config, workdir)
+          host: str = "127.0.0.1", port: int = 8765, emulator: str | None = None) -> None:
+    toolbox = toolbox_from_config(config, workdir, emulator)
     server = build_server(toolbox)
     try:
         if transport == "stdio":
