@@ -1,6 +1,7 @@
 """sdk-upgrade-python grader.
 
-Gate: requirements.txt pins stripe-python 16 (the current major). Then, per service
+Gate: requirements.txt pins stripe-python 16 (the current major), and the services'
+installed environment (.deps/current, when there is one) holds it. Then, per service
 (payments, invoices, subscriptions):
 
 - `<service>_upgraded`: the running service reports (GET /version) the SDK it imported at
@@ -50,6 +51,10 @@ def pinned_major(work: Path) -> bool:
     if majors != [MAJOR]:
         raise ValueError(f"requirements.txt must pin stripe=={MAJOR}.x.y exactly once "
                          f"(found majors {majors})")
+    # What install.sh last installed for the services (run.sh ran it when they restarted).
+    installed = [d.name for d in (work / ".deps" / "current").glob("stripe-*.dist-info")]
+    if installed and not all(n.startswith(f"stripe-{MAJOR}.") for n in installed):
+        raise ValueError(f"the services' environment (.deps/current) holds {installed}")
     return True
 
 
