@@ -16,7 +16,9 @@ from typing import Any
 VOLATILE_KEYS = frozenset({"id", "created", "updated", "client_secret", "url", "livemode",
                            "request", "idempotency_key", "secret", "last_response",
                            "expires_at", "next_action", "receipt_url", "hosted_invoice_url",
-                           "invoice_pdf", "return_url", "success_url", "cancel_url"})
+                           "invoice_pdf", "return_url", "success_url", "cancel_url",
+                           # generated per account/charge, like ids
+                           "invoice_prefix", "receipt_number"})
 GENERATED_ID = re.compile(r"^([a-z]+(?:_[a-z]+)*?)_(?:test_)?[A-Za-z0-9]{14,}$")
 
 
