@@ -140,3 +140,25 @@ def test_model_agent_solves_the_fixture_task(provider: str, model: str, fake: Fa
                                             "transcript.jsonl").read_text().splitlines()]
     assert [e["type"] for e in events].count("message") == 4  # 3 replies + 1 nudge
     assert any(e["type"] == "retry" for e in events)
+
+
+def test_a_local_server_needs_no_key_and_a_missing_key_fails_fast(
+        fake: FakeModelServer, tmp_path: Path, emulator: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ollama / vLLM take no API key; without --base-url a missing key is a clear error
+    before any trial starts, not an agent_error in every trial."""
+    from stripebench.harness.agents import AgentError
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    for provider in ("openai", "anthropic"):
+        with pytest.raises(AgentError, match=f"{provider.upper()}_API_KEY"):
+            make_agent(provider, "some-model")
+    (result,) = execute(RunPlan(out=tmp_path, tasks=[SHOP], agent_name="openai",
+                                model="llama3"),
+                        lambda: make_agent("openai", "llama3",
+                                           base_url=f"http://127.0.0.1:{fake.port}/v1",
+                                           options={"backoff_base": 0.01}),
+                        emulator=Emulator(emulator.base))
+    assert result["status"] == "completed", result["error"]
+    assert result["reward"] == 1.0

@@ -43,6 +43,10 @@ def make_agent(name: str, model: str | None = None, *, script: Path | None = Non
 
         if not model:
             raise AgentError(f"the {name} agent needs --model")
+        key = f"{name.upper()}_API_KEY"
+        if not base_url and not os.environ.get(key):
+            raise AgentError(f"the {name} agent needs {key} (or --base-url for a local "
+                             "server that takes no key)")
         return ModelAgent(name, model, base_url=base_url, **options)
     if name in EXTERNAL:
         from .external import ExternalAgent

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,7 +43,10 @@ class OpenAIConversation:
                  base_url: str | None = None, max_tokens: int | None = None) -> None:
         import openai
 
-        self.client = openai.OpenAI(base_url=base_url, max_retries=0, timeout=600)
+        # Local servers (Ollama, vLLM) take no key, but the SDK insists on one.
+        key = os.environ.get("OPENAI_API_KEY") or ("unused" if base_url else None)
+        self.client = openai.OpenAI(api_key=key, base_url=base_url, max_retries=0,
+                                    timeout=600)
         self.model = model
         self.max_tokens = max_tokens
         self.tools = [{"type": "function", "function": {
@@ -105,7 +109,9 @@ class AnthropicConversation:
                  base_url: str | None = None, max_tokens: int | None = None) -> None:
         import anthropic
 
-        self.client = anthropic.Anthropic(base_url=base_url, max_retries=0, timeout=600)
+        key = os.environ.get("ANTHROPIC_API_KEY") or ("unused" if base_url else None)
+        self.client = anthropic.Anthropic(api_key=key, base_url=base_url, max_retries=0,
+                                          timeout=600)
         self.model = model
         self.system = system
         self.max_tokens = max_tokens or 8192
