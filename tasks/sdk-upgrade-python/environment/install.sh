@@ -12,8 +12,9 @@ digest="$(sha256sum requirements.txt | cut -c1-16)"
 target=".deps/$digest"
 if [ ! -f "$target/.complete" ]; then
   rm -rf "$target"
-  python -m pip install --isolated --quiet --disable-pip-version-check --root-user-action=ignore --no-index \
-    --find-links "$STRIPEBENCH_WHEELHOUSE" --target "$target" -r requirements.txt
+  python -m pip install --isolated --quiet --disable-pip-version-check --no-cache-dir \
+    --root-user-action=ignore --no-index --find-links "$STRIPEBENCH_WHEELHOUSE" \
+    --target "$target" -r requirements.txt
   # Our outbound TLS goes through a proxy whose CA is in $SSL_CERT_FILE when set; the SDK
   # pins its own CA bundle file, so that file must hold the machine's bundle.
   if [ -n "${SSL_CERT_FILE:-}" ] && [ -f "$target/stripe/data/ca-certificates.crt" ]; then
