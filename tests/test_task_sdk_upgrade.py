@@ -84,7 +84,8 @@ def test_partial_upgrades_score_their_share(server: Emulator, tmp_path: Path) ->
     work = tmp_path / "scripted" / "workdir"
     before = json.loads((work / "before.json").read_text())  # the stripe 5 service
     assert before == json.loads((work / "after.json").read_text())  # the stripe 16 one
-    assert before["count"] == 2 and before["refunded"] == 900
+    assert before["count"] == 3 and before["refunded"] == 900
+    assert before["captured"] == 5400  # the held payment is not captured
 
     bumped = trial(server, tmp_path, "bumped", ScriptedAgent(BUMP_ONLY))
     assert bumped["reward"] == 0.0
@@ -102,7 +103,9 @@ def test_partial_upgrade_in_bubblewrap(server: Emulator, tmp_path: Path) -> None
                    ScriptedAgent(TASK / "solution" / "scripted_partial.json"), "bwrap")
     assert record["reward"] == pytest.approx(1 / 3, abs=1e-6)
     before = json.loads((tmp_path / "bwrap" / "workdir" / "before.json").read_text())
-    assert before["payments"][1]["charge"]["card"]["last4"] == "4242"
+    cards = {p["description"]: (p["charge"] or {}).get("card") for p in before["payments"]}
+    assert cards["Telescope mount"]["last4"] == "4242"
+    assert cards["Tripod (held, not captured)"]["brand"] == "mastercard"
 
 
 def test_fixture_paths_take_references(server: Emulator) -> None:
