@@ -121,3 +121,19 @@ def test_report_command_writes_every_format(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "stripebench.cli", "report",
                           str(tmp_path / "nope")], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "not a run directory" in bad.stderr
+
+
+def test_an_interrupted_run_says_which_trials_are_missing(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r3", "m", [trial("checkout", 1, 1.0, 5)])
+    meta = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**meta, "tasks": ["checkout", "refunds"],
+                                              "attempts": 2}))
+    loaded = load_run(run)
+    assert loaded.unfinished == ["checkout #2", "refunds #1", "refunds #2"]
+    md = markdown([summarize(loaded)])
+    assert "## Trials not finished" in md and "refunds #2" in md
+    done = subprocess.run([sys.executable, "-m", "stripebench.cli", "report", str(run)],
+                          capture_output=True, text=True, timeout=60)
+    assert "3 trial(s) not finished" in done.stdout and "--resume" in done.stdout
+    complete = write_run(tmp_path / "r4", "m", [trial("checkout", 1, 1.0, 5)])
+    assert load_run(complete).unfinished == []  # no plan recorded: nothing to claim

@@ -58,6 +58,10 @@ def markdown(summaries: list[RunSummary]) -> str:
             parts = ", ".join(f"{k} {pct(v)}" for k, v in t.parts.items())
             lines.append(f"| {s.run.label} | {t.task} | {t.category} | {pct(t.score)} | "
                          f"{'—' if t.turns is None else t.turns} | {_attempts(t)} | {parts} |")
+    unfinished = [(s, u) for s in summaries for u in s.run.unfinished]
+    if unfinished:
+        lines += ["", "## Trials not finished (not in the scores)", ""]
+        lines += [f"- {s.run.label}: {u}" for s, u in unfinished]
     errors = [(s, e) for s in summaries for e in s.errors]
     if errors:
         lines += ["", "## Trials that ended in an error (not scored)", "",
@@ -101,6 +105,12 @@ def terminal(summaries: list[RunSummary]) -> None:
             first = (e.get("error") or "").splitlines()[:1]
             console.print(f"[red]{e['task']} #{e['attempt']}: {e['status']}[/red] "
                           f"{first[0][:150] if first else ''}")
+        if s.run.unfinished:
+            console.print(f"[yellow]{len(s.run.unfinished)} trial(s) not finished "
+                          f"({', '.join(s.run.unfinished[:5])}"
+                          f"{', ...' if len(s.run.unfinished) > 5 else ''}): "
+                          f"stripebench run --resume --out {s.run.path}[/yellow]",
+                          markup=True)
     queries = unhelpful_queries([s.run for s in summaries])
     if queries:
         console.print("[b]Documentation searches that found nothing useful[/b]")

@@ -30,6 +30,14 @@ class Run:
     def trial_dir(self, trial: dict[str, Any]) -> Path:
         return self.path / "trials" / trial["task"] / str(trial["attempt"])
 
+    @property
+    def unfinished(self) -> list[str]:
+        """Planned trials without a result (an interrupted run), as "task #attempt"."""
+        done = {(t["task"], t["attempt"]) for t in self.trials}
+        attempts = int(self.meta.get("attempts") or 1)
+        return [f"{task} #{n}" for task in self.meta.get("tasks") or []
+                for n in range(1, attempts + 1) if (task, n) not in done]
+
 
 class RunNotFound(ValueError):
     pass
