@@ -88,7 +88,10 @@ def test_external_agent_in_bubblewrap_works_in_the_trials_own_sandbox(
     reach = ('curl -sf "$WEB_URL/health" > health.txt; curl -s -o /dev/null -w "%{http_code}" '
              'https://api.stripe.com/v1/customers -u "$STRIPE_SECRET_KEY:" > api.txt')
     monkeypatch.setenv("FAKE_PYTHON", sys.executable)
-    monkeypatch.setenv("FAKE_AGENT_STEPS", json.dumps([["bash", {"command": reach}], *STEPS]))
+    browse = [["browser_navigate", {"url": "http://127.0.0.1:8000/health"}],
+              ["browser_navigate", {"url": "https://js.stripe.com/v3/"}]]
+    monkeypatch.setenv("FAKE_AGENT_STEPS", json.dumps([["bash", {"command": reach}], *browse,
+                                                       *STEPS]))
     (result,) = execute(
         RunPlan(out=tmp_path, tasks=[SHOP], agent_name="claude-code", model=None,
                 sandbox="bwrap"),
@@ -100,3 +103,8 @@ def test_external_agent_in_bubblewrap_works_in_the_trials_own_sandbox(
     assert (workdir / "health.txt").read_text() == "ok"
     assert (workdir / "api.txt").read_text() == "200"
     assert result["reward"] == 1.0
+    pages = [json.loads(line) for line in (workdir.parent / "transcript.jsonl").read_text()
+             .splitlines() if '"browser_navigate"' in line and '"tool_result"' in line]
+    # the browser runs in the trial's sandbox too: its service on the declared port, and
+    # Stripe.js by its real host name
+    assert [("(HTTP 200)" in e["text"], e["is_error"]) for e in pages] == [(True, False)] * 2
