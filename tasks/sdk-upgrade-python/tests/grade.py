@@ -25,6 +25,7 @@ import sys
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -186,8 +187,7 @@ def main() -> None:
     cases = contract_cases(client)
     for service in SERVICES:
         url = os.environ.get(f"{service.upper()}_URL", "").rstrip("/")
-        ok = grader.check(f"{service}_upgraded", 1,
-                          lambda s=service, u=url: upgraded(work, s, u))
+        ok = grader.check(f"{service}_upgraded", 1, partial(upgraded, work, service, url))
         for n, (name, group) in enumerate(cases[service].items()):
             name = f"{service}_{name}"
             weight = 2 if n == 0 else 1
