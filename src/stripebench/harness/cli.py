@@ -159,7 +159,8 @@ def tasks_check(
     ids: list[str] = typer.Argument(None, help="Task ids (default: all)."),
     tasks_dir: Path | None = typer.Option(None, help="Where tasks live."),
     out: Path | None = typer.Option(None, help="Keep the check runs here."),
-    sandbox: str = typer.Option("local", help="local or bwrap."),
+    sandbox: str = typer.Option("auto", help="bwrap, local, or auto (as `run`: bwrap "
+                                "where it works)."),
 ) -> None:
     """Validate tasks, then prove each grader: oracle must score 1.0 and noop 0.0."""
     import tempfile
@@ -171,6 +172,9 @@ def tasks_check(
         chosen = select(discover(_tasks_root(tasks_dir)), ids or None)
     except TaskError as exc:
         raise _fail(str(exc)) from None
+    if sandbox == "auto":  # prove tasks the way `run` will run them
+        from .sandbox import bwrap_available
+        sandbox = "bwrap" if bwrap_available() else "local"
     base = out or Path(tempfile.mkdtemp(prefix="stripebench-check-"))
     failures = check_tasks(chosen, base, sandbox=sandbox, echo=typer.echo)
     if failures:
