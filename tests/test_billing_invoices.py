@@ -94,6 +94,42 @@ def test_partial_payments_with_attach_payment(client: stripe.StripeClient) -> No
         "expand": ["data.payment.payment_intent"]}).data
     assert [p.payment.payment_intent.amount for p in by_intent] == [2000]
     assert len(inv.payments.data) == 3  # the invoice's own (canceled) intent + two attached
+    [own] = [p for p in inv.payments.data if p.is_default]
+    assert (own.status, own.amount_paid) == ("canceled", None)
+    own_intent = client.v1.payment_intents.retrieve(str(own.payment.payment_intent))
+    assert (own_intent.status, own_intent.cancellation_reason) == ("canceled", "automatic")
+
+
+def test_paid_out_of_band_cancels_the_invoice_intent(client: stripe.StripeClient) -> None:
+    """A charge_automatically invoice marked paid outside Stripe: no charge, its
+    PaymentIntent and default InvoicePayment are canceled, only invoice.paid is sent."""
+    shop = make_shop(client)
+    client.v1.invoice_items.create(params={"customer": shop.customer.id, "amount": 4200,
+                                           "currency": "usd"})
+    inv = client.v1.invoices.create(params={"customer": shop.customer.id,
+                                            "pending_invoice_items_behavior": "include"})
+    inv = client.v1.invoices.finalize_invoice(inv.id, params={"auto_advance": False})
+    [own] = client.v1.invoice_payments.list(params={"invoice": inv.id}).data
+    assert (own.status, own.is_default, own.amount_requested) == ("open", True, 4200)
+    seen = len(shop.events())
+    paid = client.v1.invoices.pay(inv.id, params={"paid_out_of_band": True})
+    assert (paid.status, paid.amount_paid, paid.amount_remaining,
+            paid.amount_paid_off_stripe) == ("paid", 4200, 0, 4200)
+    intent = client.v1.payment_intents.retrieve(str(own.payment.payment_intent))
+    assert (intent.status, intent.cancellation_reason, intent.latest_charge) == (
+        "canceled", "automatic", None)
+    listed = client.v1.invoice_payments.list(params={"invoice": inv.id}).data
+    assert [(p.id, p.status, p.amount_paid) for p in listed] == [(own.id, "canceled", None)]
+    assert listed[0].status_transitions.canceled_at == paid.status_transitions.paid_at
+    assert client.v1.invoice_payments.list(params={"invoice": inv.id,
+                                                   "status": "paid"}).data == []
+    kinds = [e.type for e in shop.events()[seen:]]
+    assert kinds == ["payment_intent.canceled", "invoice.paid"]
+    assert client.v1.charges.list(params={"customer": shop.customer.id}).data == []
+    old = client.v1.invoices.retrieve(inv.id,
+                                      options={"stripe_version": "2025-01-27.acacia"})
+    assert (old["paid"], old["paid_out_of_band"], old["payment_intent"]) == (
+        True, True, intent.id)
 
 
 def test_preview_of_a_new_subscription(client: stripe.StripeClient) -> None:

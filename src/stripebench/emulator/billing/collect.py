@@ -194,15 +194,14 @@ def _mark_paid(ctx: Ctx, inv: dict[str, Any], out_of_band: bool = False) -> None
     inv["next_payment_attempt"] = None
     inv["status_transitions"]["paid_at"] = ctx.now()
     inv["_paid_out_of_band"] = out_of_band
-    for record_id in inv.get("_payments", []):
-        record = ctx.maybe(record_id, "invoice_payment")
-        if record and record["status"] == "open":
-            record["status"] = "canceled"
-            record["status_transitions"]["canceled_at"] = ctx.now()
-            ctx.put(record)
+    # Payments still open are no longer needed: the default one (Stripe's own intent,
+    # which only Stripe may cancel) is canceled with its PaymentIntent; attached
+    # intents are the user's and are left as they are.
+    _cancel_open_payments(ctx, inv, "automatic")
     ctx.put(inv)
     ctx.emit("invoice.paid", inv)
-    ctx.emit("invoice.payment_succeeded", inv)
+    if not out_of_band:  # Stripe sends payment_succeeded only for a payment attempt
+        ctx.emit("invoice.payment_succeeded", inv)
     for hook in PAID_HOOKS:
         hook(ctx, inv)
 
@@ -220,23 +219,35 @@ def void(ctx: Ctx, inv: dict[str, Any]) -> None:
     inv["status"] = "void"
     inv["status_transitions"]["voided_at"] = ctx.now()
     inv["next_payment_attempt"] = None
-    for record_id in inv.get("_payments", []):
-        record = ctx.maybe(record_id, "invoice_payment")
-        if record and record["status"] == "open":
-            record["status"] = "canceled"
-            record["status_transitions"]["canceled_at"] = ctx.now()
-            ctx.put(record)
-            pi = ctx.maybe(record["payment"]["payment_intent"], "payment_intent")
-            if pi and pi["status"] in ("requires_payment_method", "requires_confirmation",
-                                       "requires_action"):
-                before = dict(pi)
-                pi["status"] = "canceled"
-                pi["canceled_at"] = ctx.now()
-                pi["cancellation_reason"] = "void_invoice"
-                ctx.put(pi)
-                ctx.emit("payment_intent.canceled", pi, events.changed(before, pi))
+    _cancel_open_payments(ctx, inv, "void_invoice", every_intent=True)
     ctx.put(inv)
     ctx.emit("invoice.voided", inv)
+
+
+def _cancel_open_payments(ctx: Ctx, inv: dict[str, Any], reason: str,
+                          every_intent: bool = False) -> None:
+    """Cancel the invoice's open InvoicePayments and the PaymentIntents behind them.
+
+    Only the default payment's intent is canceled unless `every_intent` (voiding).
+    """
+    for record_id in inv.get("_payments", []):
+        record = ctx.maybe(record_id, "invoice_payment")
+        if not record or record["status"] != "open":
+            continue
+        record["status"] = "canceled"
+        record["status_transitions"]["canceled_at"] = ctx.now()
+        ctx.put(record)
+        if not (record["is_default"] or every_intent):
+            continue
+        pi = ctx.maybe(record["payment"]["payment_intent"], "payment_intent")
+        if pi and pi["status"] in ("requires_payment_method", "requires_confirmation",
+                                   "requires_action"):
+            before = dict(pi)
+            pi["status"] = "canceled"
+            pi["canceled_at"] = ctx.now()
+            pi["cancellation_reason"] = reason
+            ctx.put(pi)
+            ctx.emit("payment_intent.canceled", pi, events.changed(before, pi))
 
 
 def attach(ctx: Ctx, inv: dict[str, Any], pi: dict[str, Any]) -> None:
