@@ -1,0 +1,279 @@
+"""More of our Stripe.js in real Chromium: the test cards a browser types, createToken,
+handleCardAction, retrieveSetupIntent, change events, confirmPayment with 3D Secure and
+declines. The pages live in tests/browser/ (more.html, payment_element.html)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import stripe
+
+import test_stripejs_browser as base
+from browser.merchant import Merchant
+
+browser = base.browser  # the module-scoped Chromium of the first browser test file
+page = base.page
+_fill_card = base._fill_card
+
+
+@pytest.fixture(scope="module")
+def merchant(emulator: Any) -> Iterator[Merchant]:
+    server = Merchant(f"{emulator.base}/js.stripe.com/v3/")
+    yield server
+    server.stop()
+
+
+def _open(page: Any, merchant: Merchant, account: dict[str, str]) -> Any:
+    page.goto(f"{merchant.base}/more.html?pk={account['publishable_key']}")
+    page.wait_for_selector("body[data-ready='1']")
+    return page.frame_locator("#card-element iframe")
+
+
+def _start(page: Any, name: str, *args: str) -> None:
+    page.evaluate("([name, args]) => window.run(name, ...args)", [name, list(args)])
+
+
+def _result(page: Any) -> dict[str, Any]:
+    page.wait_for_function("() => window.__out !== undefined")
+    out: dict[str, Any] = page.evaluate("window.__out")
+    assert "thrown" not in out, out
+    value: dict[str, Any] = out["value"]
+    return value
+
+
+def _intent(client: stripe.StripeClient, **extra: Any) -> stripe.PaymentIntent:
+    params: dict[str, Any] = {"amount": 2500, "currency": "usd"}
+    params.update(extra)
+    return client.v1.payment_intents.create(params=params)  # type: ignore[arg-type]
+
+
+def _challenge(page: Any, button: str) -> None:
+    page.frame_locator("iframe[title='3D Secure authentication']").get_by_role(
+        "button", name=button).click()
+
+
+@pytest.mark.parametrize(("number", "code", "decline_code", "message"), [
+    ("4000000000009995", "card_declined", "insufficient_funds",
+     "Your card has insufficient funds."),
+    ("4000000000009987", "card_declined", "lost_card", "Your card was declined."),
+    ("4000000000000069", "expired_card", "expired_card", "Your card has expired."),
+    ("4000000000000127", "incorrect_cvc", "incorrect_cvc",
+     "Your card's security code is incorrect."),
+])
+def test_typed_decline_cards(page: Any, merchant: Merchant, account: dict[str, str],
+                             client: stripe.StripeClient, number: str, code: str,
+                             decline_code: str, message: str) -> None:
+    pi = _intent(client)
+    _fill_card(_open(page, merchant, account), number)
+    _start(page, "pay", pi.client_secret or "")
+    error = _result(page)["error"]
+    assert (error["type"], error["code"], error["decline_code"]) == ("card_error", code,
+                                                                      decline_code)
+    assert error["message"] == message
+    assert error["payment_intent"]["id"] == pi.id
+    assert error["payment_intent"]["status"] == "requires_payment_method"
+    after = client.v1.payment_intents.retrieve(pi.id)
+    assert after.status == "requires_payment_method"
+    charge = client.v1.charges.retrieve(str(after.latest_charge))
+    assert charge.status == "failed" and charge.failure_code == code
+    assert charge.outcome is not None and charge.outcome.reason == decline_code
+
+
+def test_typed_dispute_card_succeeds_then_disputes(page: Any, merchant: Merchant,
+                                                   account: dict[str, str],
+                                                   client: stripe.StripeClient) -> None:
+    pi = _intent(client)
+    _fill_card(_open(page, merchant, account), "4000000000000259")
+    _start(page, "pay", pi.client_secret or "")
+    assert _result(page)["paymentIntent"]["status"] == "succeeded"
+    disputes = client.v1.disputes.list(params={"payment_intent": pi.id}).data
+    assert [(d.status, d.reason, d.amount) for d in disputes] == [
+        ("needs_response", "fraudulent", 2500)]
+    txns = client.v1.balance_transactions.list(params={"type": "adjustment"}).data
+    assert [(t.amount, t.fee, t.source) for t in txns] == [(-2500, 1500, disputes[0].id)]
+
+
+def test_typed_3ds_always_card_with_confirm_card_payment(page: Any, merchant: Merchant,
+                                                         account: dict[str, str],
+                                                         client: stripe.StripeClient) -> None:
+    pi = _intent(client)
+    _fill_card(_open(page, merchant, account), "4000002760003184")
+    _start(page, "pay", pi.client_secret or "")
+    _challenge(page, "Complete authentication")
+    result = _result(page)
+    assert result["paymentIntent"]["status"] == "succeeded"
+    assert page.locator("[data-stripebench='3ds-modal']").count() == 0
+    charge = client.v1.charges.retrieve(str(client.v1.payment_intents.retrieve(pi.id)
+                                            .latest_charge))
+    card = charge.payment_method_details.card  # type: ignore[union-attr]
+    assert card is not None and card.three_d_secure is not None
+    assert card.three_d_secure.result == "authenticated"
+
+
+def test_change_events_carry_brand_and_completeness(page: Any, merchant: Merchant,
+                                                    account: dict[str, str]) -> None:
+    frame = _open(page, merchant, account)
+    frame.get_by_label("Card number").fill("5555 5555 5555 4444")
+    page.wait_for_function("() => window.changes.some((e) => e.brand === 'mastercard')")
+    first = page.evaluate("window.changes[window.changes.length - 1]")
+    assert first["elementType"] == "card" and first["empty"] is False
+    assert first["complete"] is False
+    _fill_card(frame, "4242 4242 4242 4242")
+    page.wait_for_function("() => window.changes.some((e) => e.complete)")
+    last = page.evaluate("window.changes[window.changes.length - 1]")
+    assert (last["brand"], last["complete"], last.get("error")) == ("visa", True, None)
+
+
+def test_create_token_then_charge_it(page: Any, merchant: Merchant, account: dict[str, str],
+                                     client: stripe.StripeClient) -> None:
+    frame = _open(page, merchant, account)
+    _fill_card(frame, "378282246310005")  # Amex wants four CVC digits: "123" is incomplete
+    _start(page, "token")
+    assert _result(page)["error"]["code"] == "incomplete_cvc"
+    frame.get_by_label("Security code").fill("1234")
+    _start(page, "token")
+    out = _result(page)
+    assert "token" in out, out
+    tok = out["token"]
+    assert tok["id"].startswith("tok_") and tok["object"] == "token" and tok["type"] == "card"
+    assert (tok["card"]["brand"], tok["card"]["last4"]) == ("American Express", "0005")
+    assert tok["card"]["name"] == "Token Holder"
+    assert tok["card"]["address_zip"] == "94107"
+    charge = client.v1.charges.create(params={"amount": 1234, "currency": "usd",
+                                              "source": tok["id"]})
+    assert charge.status == "succeeded" and charge.paid
+    with pytest.raises(stripe.InvalidRequestError):  # a token is good for one use
+        client.v1.charges.create(params={"amount": 1234, "currency": "usd",
+                                         "source": tok["id"]})
+
+
+def test_legacy_create_payment_method_signature(page: Any, merchant: Merchant,
+                                                account: dict[str, str],
+                                                client: stripe.StripeClient) -> None:
+    _fill_card(_open(page, merchant, account), "6011111111111117")
+    _start(page, "legacyPM")
+    pm = _result(page)["paymentMethod"]
+    assert pm["card"]["brand"] == "discover"
+    stored = client.v1.payment_methods.retrieve(pm["id"])
+    assert stored.billing_details.email == "legacy@example.com"
+    assert stored.billing_details.address is not None
+    assert stored.billing_details.address.postal_code == "94107"
+
+
+@pytest.mark.parametrize("button", ["Complete authentication", "Fail authentication"])
+def test_handle_card_action_with_manual_confirmation(page: Any, merchant: Merchant,
+                                                     account: dict[str, str],
+                                                     client: stripe.StripeClient,
+                                                     button: str) -> None:
+    """The manual-confirmation flow: server confirms, page runs handleCardAction, server
+    confirms again."""
+    pi = _intent(client, payment_method="pm_card_threeDSecure2Required", confirm=True,
+                 confirmation_method="manual", allowed_payment_method_types=["card"])
+    assert pi.status == "requires_action"
+    _open(page, merchant, account)
+    _start(page, "cardAction", pi.client_secret or "")
+    _challenge(page, button)
+    result = _result(page)
+    if button.startswith("Complete"):
+        assert result["paymentIntent"]["status"] == "requires_confirmation"
+        assert client.v1.payment_intents.confirm(pi.id).status == "succeeded"
+    else:
+        assert result["error"]["code"] == "payment_intent_authentication_failure"
+        assert result["error"]["payment_intent"]["status"] == "requires_payment_method"
+
+
+def test_saved_card_by_id_and_no_action_handling(page: Any, merchant: Merchant,
+                                                 account: dict[str, str],
+                                                 client: stripe.StripeClient) -> None:
+    _open(page, merchant, account)
+    customer = client.v1.customers.create(params={"payment_method": "pm_card_visa"})
+    saved = client.v1.customers.payment_methods.list(customer.id).data[0].id
+    pi = _intent(client, customer=customer.id)
+    _start(page, "payWith", pi.client_secret or "", saved)
+    assert _result(page)["paymentIntent"]["status"] == "succeeded"
+    # handleActions: false hands back requires_action; handleNextAction finishes it.
+    pi3 = _intent(client)
+    _fill_card(page.frame_locator("#card-element iframe"), "4000002500003155")
+    _start(page, "payNoActions", pi3.client_secret or "")
+    pending = _result(page)["paymentIntent"]
+    assert pending["status"] == "requires_action"
+    assert pending["next_action"]["type"] == "use_stripe_sdk"
+    assert page.locator("[data-stripebench='3ds-modal']").count() == 0
+    _start(page, "nextAction", pi3.client_secret or "")
+    _challenge(page, "Complete authentication")
+    assert _result(page)["paymentIntent"]["status"] == "succeeded"
+
+
+def test_retrieve_intents_with_the_client_secret(page: Any, merchant: Merchant,
+                                                 account: dict[str, str],
+                                                 client: stripe.StripeClient) -> None:
+    _open(page, merchant, account)
+    customer = client.v1.customers.create()
+    si = client.v1.setup_intents.create(params={"customer": customer.id})
+    _start(page, "retrieveSI", si.client_secret or "")
+    setup = _result(page)["setupIntent"]
+    assert (setup["id"], setup["status"]) == (si.id, "requires_payment_method")
+    assert setup["client_secret"] == si.client_secret
+    pi = _intent(client)
+    _start(page, "retrievePI", (pi.client_secret or "")[:-4] + "xxxx")
+    error = _result(page)["error"]
+    assert error["type"] == "invalid_request_error"
+
+
+def test_confirm_payment_3ds_then_return_url(page: Any, merchant: Merchant,
+                                             account: dict[str, str],
+                                             client: stripe.StripeClient) -> None:
+    """confirmPayment (redirect: always) with a 3DS card: the modal, then the return_url."""
+    pi = _intent(client)
+    page.goto(f"{merchant.base}/payment_element.html?pk={account['publishable_key']}"
+              f"&secret={pi.client_secret}")
+    page.wait_for_selector("body[data-ready='1']")
+    _fill_card(page.frame_locator("#payment-element iframe"), "4000002500003155",
+               zip_label="ZIP code")
+    page.get_by_role("button", name="Pay now").click()
+    _challenge(page, "Complete authentication")
+    page.wait_for_url("**/complete.html?**")
+    page.get_by_text("Payment succeeded (succeeded)").wait_for()
+    assert client.v1.payment_intents.retrieve(pi.id).status == "succeeded"
+
+
+@pytest.mark.parametrize(("number", "message"), [
+    ("4000000000000002", "Your card was declined."),
+    ("4000002500003155", "We are unable to authenticate your payment method."),
+])
+def test_confirm_payment_failure_stays_on_page(page: Any, merchant: Merchant,
+                                               account: dict[str, str],
+                                               client: stripe.StripeClient, number: str,
+                                               message: str) -> None:
+    pi = _intent(client)
+    page.goto(f"{merchant.base}/payment_element.html?pk={account['publishable_key']}"
+              f"&secret={pi.client_secret}")
+    page.wait_for_selector("body[data-ready='1']")
+    _fill_card(page.frame_locator("#payment-element iframe"), number, zip_label="ZIP code")
+    page.get_by_role("button", name="Pay now").click()
+    if number == "4000002500003155":
+        _challenge(page, "Fail authentication")
+    page.locator("#error-message").get_by_text(message, exact=False).wait_for()
+    assert "payment_element.html" in page.url
+    assert client.v1.payment_intents.retrieve(pi.id).status == "requires_payment_method"
+
+
+def test_confirm_card_setup_with_3ds_saves_for_off_session(page: Any, merchant: Merchant,
+                                                           account: dict[str, str],
+                                                           client: stripe.StripeClient,
+                                                           emulator: Any) -> None:
+    customer = client.v1.customers.create()
+    si = client.v1.setup_intents.create(params={"customer": customer.id})
+    _fill_card(_open(page, merchant, account), "4000002500003155")
+    _start(page, "setup", si.client_secret or "")
+    _challenge(page, "Complete authentication")
+    setup = _result(page)["setupIntent"]
+    assert setup["status"] == "succeeded"
+    pm = str(client.v1.setup_intents.retrieve(si.id).payment_method)
+    later = _intent(client, customer=customer.id, payment_method=pm, confirm=True,
+                    off_session=True, allowed_payment_method_types=["card"])
+    assert later.status == "succeeded"
+    assert httpx.get(f"{emulator.base}/v1/setup_intents/{si.id}").status_code == 401
