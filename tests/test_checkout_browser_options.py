@@ -1,0 +1,123 @@
+"""Checkout page options driven by clicks in real Chromium, read back through the API.
+
+Optional items added and removed, a quantity stepped down, a promotion code applied and
+removed, the business/tax-ID fields, a required billing address, phone and the terms
+checkbox: each is done on the page the way a customer would, and the retrieved session
+must carry exactly what was chosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import stripe
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from checkout_helpers import CARD_OK, price
+
+SUCCESS = "https://shop.test/success?session_id={CHECKOUT_SESSION_ID}"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as pw:
+        instance = pw.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            args=["--headless", "--no-sandbox", "--disable-gpu",
+                  "--disable-background-networking"])
+        yield instance
+        instance.close()
+
+
+@pytest.fixture()
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1200, "height": 1000})
+    tab = context.new_page()
+    tab.set_default_timeout(15_000)
+    yield tab
+    context.close()
+
+
+def test_page_choices_reach_the_session(page: Page, client: stripe.StripeClient) -> None:
+    lamp = client.v1.products.create(params={"name": "Desk lamp", "description": "Brass",
+                                             "images": ["https://img.test/lamp.png"]})
+    lamp_price = client.v1.prices.create(params={"product": lamp.id, "currency": "usd",
+                                                  "unit_amount": 3000})
+    bulb = price(client, 400, "Spare bulb")
+    shade = price(client, 1500, "Linen shade")
+    coupon = client.v1.coupons.create(params={"amount_off": 500, "currency": "usd",
+                                              "duration": "once", "name": "Five off"})
+    client.v1.promotion_codes.create(params={
+        "promotion": {"type": "coupon", "coupon": coupon.id}, "code": "LAMP5"})
+    session = client.v1.checkout.sessions.create(params={
+        "mode": "payment", "success_url": SUCCESS, "allow_promotion_codes": True,
+        "line_items": [{"price": lamp_price.id, "quantity": 3,
+                        "adjustable_quantity": {"enabled": True, "minimum": 1,
+                                                "maximum": 3}}],
+        "optional_items": [{"price": bulb.id, "quantity": 2},
+                           {"price": shade.id, "quantity": 1}],
+        "billing_address_collection": "required",
+        "phone_number_collection": {"enabled": True},
+        "tax_id_collection": {"enabled": True},
+        "consent_collection": {"terms_of_service": "required"}})
+    # The merchant's success page (not under test) answers from the browser itself.
+    page.route("https://shop.test/**", lambda route: route.fulfill(
+        body="<h1>Thanks</h1>", content_type="text/html"))
+    page.goto(session.url)
+    expect(page.locator("img[alt='Desk lamp']")).to_have_attribute(
+        "src", "https://img.test/lamp.png")
+    expect(page.locator("#total")).to_have_text("$90.00")
+    expect(page.get_by_role("button", name="Increase quantity: Desk lamp")).to_be_disabled()
+    page.get_by_role("button", name="Decrease quantity: Desk lamp").click()
+    expect(page.locator("#total")).to_have_text("$60.00")
+    page.get_by_role("button", name="Add: Spare bulb").click()
+    expect(page.locator("#total")).to_have_text("$68.00")
+    page.get_by_role("button", name="Add: Linen shade").click()
+    expect(page.locator("#total")).to_have_text("$83.00")
+    shade_line = page.locator("li.line", has_text="Linen shade")
+    shade_line.get_by_role("button", name="Remove").click()
+    expect(page.locator("#total")).to_have_text("$68.00")
+    expect(page.get_by_role("button", name="Add: Linen shade")).to_be_visible()
+    page.get_by_label("Promotion code").fill("LAMP5")
+    page.get_by_role("button", name="Apply").click()
+    expect(page.locator("#total")).to_have_text("$63.00")
+    page.get_by_role("button", name="Remove LAMP5").click()
+    expect(page.locator("#total")).to_have_text("$68.00")
+    # Gaps: phone, billing address lines, the terms box, the business fields.
+    page.get_by_label("Email").fill("buyer@example.com")
+    page.get_by_label("Card number").fill(CARD_OK)
+    page.get_by_label("Expiration").fill("12 / 34")
+    page.locator("#card-cvc").fill("123")
+    page.get_by_label("Cardholder name").fill("Max Mustermann")
+    page.locator("#billing-country").select_option("DE")
+    expect(page.locator("#tax-id-fields")).to_be_hidden()
+    page.get_by_label("I'm purchasing as a business").check()
+    expect(page.locator("#tax-id-fields")).to_be_visible()
+    page.get_by_role("button", name="Pay").click()
+    expect(page.locator("#err-phone")).to_have_text("This field is incomplete.")
+    expect(page.locator("#err-billing-line1")).to_have_text("This field is incomplete.")
+    expect(page.locator("#err-terms_of_service")).to_have_text(
+        "You must agree to the Terms of Service to continue.")
+    expect(page.locator("#err-business_name")).to_have_text("This field is incomplete.")
+    assert client.v1.checkout.sessions.retrieve(session.id).status == "open"
+    page.locator("#phone").fill("+49 30 1234567")
+    page.locator("#billing-line1").fill("Unter den Linden 1")
+    page.locator("#billing-city").fill("Berlin")
+    page.locator("#billing-postal_code").fill("10117")
+    page.get_by_label("Business name").fill("Leuchten GmbH")
+    page.get_by_label("Tax ID").fill("DE123456789")
+    page.get_by_label("I agree to the Terms of Service").check()
+    page.get_by_role("button", name="Pay").click()
+    page.wait_for_url(f"https://shop.test/success?session_id={session.id}")
+    done = client.v1.checkout.sessions.retrieve(session.id,
+                                                params={"expand": ["line_items"]})
+    assert done.status == "complete" and done.payment_status == "paid"
+    assert [(li.description, li.quantity) for li in done.line_items.data] == [
+        ("Desk lamp", 2), ("Spare bulb", 2)]
+    assert done.amount_total == 6800 and done.discounts == []
+    details = done.customer_details
+    assert details.phone == "+49301234567" and details.business_name == "Leuchten GmbH"
+    assert details.address.line1 == "Unter den Linden 1" and details.address.country == "DE"
+    assert [(t.type, t.value) for t in details.tax_ids] == [("eu_vat", "DE123456789")]
+    assert done.consent.terms_of_service == "accepted"
