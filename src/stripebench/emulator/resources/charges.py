@@ -283,4 +283,9 @@ def _include_refunds(ctx: Ctx, charge: dict[str, Any]) -> dict[str, Any]:
 def _embed_refunds(ctx: Ctx, charge: dict[str, Any]) -> None:
     """Before 2022-11-15 every charge carried its refunds list."""
     if "refunds" not in charge and charge.get("id") in ctx.account.objects:
-        charge["refunds"] = public_copy(refunds_list(ctx, ctx.account.objects[charge["id"]]))
+        embedded = public_copy(refunds_list(ctx, ctx.account.objects[charge["id"]]))
+        # The embedded list carried a total_count and the ten most recent refunds.
+        embedded["total_count"] = len(embedded["data"])
+        embedded["has_more"] = len(embedded["data"]) > 10
+        embedded["data"] = embedded["data"][:10]
+        charge["refunds"] = embedded

@@ -369,12 +369,19 @@ def search_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
 
 @response_change("2022-11-15", "payment_intent")
 def _embed_charges(ctx: Ctx, pi: dict[str, Any]) -> None:
-    """Before 2022-11-15 a PaymentIntent carried a `charges` list of its charges."""
+    """Before 2022-11-15 a PaymentIntent carried a `charges` list. As in Stripe, it holds
+    only the latest charge, even after earlier failed attempts (the charges list filtered
+    by `payment_intent` has them all)."""
     if "charges" in pi or not pi.get("id"):
         return
     from .. import versions
     data = []
+    latest = pi.get("latest_charge")
+    if isinstance(latest, dict):
+        latest = latest.get("id")
     for charge in charges.charges_for_intent(ctx, pi["id"]):
+        if charge.get("id") != latest:
+            continue
         rendered = public_copy(charge)
         versions.downgrade(ctx, rendered)
         data.append(rendered)

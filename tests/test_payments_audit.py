@@ -1,0 +1,204 @@
+"""Issue 3 audit with the python SDK: every test id STRIPE_SURFACE.md names, status
+transitions and the errors around them, refunds by charge or intent, disputes and
+balance transactions, the 2022-11-15 version boundary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+import stripe
+
+CARD_ONLY = {"allowed_payment_method_types": ["card"]}
+
+
+def _pay(client: stripe.StripeClient, pm: str, **extra: Any) -> stripe.PaymentIntent:
+    params: dict[str, Any] = {"amount": 2000, "currency": "usd", "confirm": True, **CARD_ONLY}
+    if pm.startswith("tok_"):
+        params["payment_method_data"] = {"type": "card", "card": {"token": pm}}
+    else:
+        params["payment_method"] = pm
+    params.update(extra)
+    return client.v1.payment_intents.create(params=params)  # type: ignore[arg-type]
+
+
+# (id, brand, funding, country, last4, display brand) from Stripe's testing docs
+SUCCEEDING = [
+    ("visa", "visa", "credit", "US", "4242", "visa"),
+    ("mastercard", "mastercard", "credit", "US", "4444", "mastercard"),
+    ("us", "visa", "credit", "US", "4242", "visa"),
+    ("mastercard_debit", "mastercard", "debit", "US", "8210", "mastercard"),
+    ("visa_cartesBancaires", "visa", "credit", "FR", "1001", "cartes_bancaires"),
+    ("bypassPending", "visa", "credit", "US", "0077", "visa"),
+    ("createDispute", "visa", "credit", "US", "0259", "visa"),
+]
+
+
+@pytest.mark.parametrize("prefix", ["pm_card_", "tok_"])
+@pytest.mark.parametrize(("name", "brand", "funding", "country", "last4", "display"),
+                         SUCCEEDING)
+def test_succeeding_test_ids(client: stripe.StripeClient, prefix: str, name: str, brand: str,
+                             funding: str, country: str, last4: str, display: str) -> None:
+    pi = _pay(client, prefix + name)
+    assert pi.status == "succeeded" and pi.amount_received == 2000
+    pm = client.v1.payment_methods.retrieve(str(pi.payment_method))
+    assert pm.id.startswith("pm_") and pm.id != prefix + name  # materialised on use
+    assert pm.card is not None
+    assert (pm.card.brand, pm.card.funding, pm.card.country, pm.card.last4) == (
+        brand, funding, country, last4)
+    assert pm.card.display_brand == display
+    charge = client.v1.charges.retrieve(str(pi.latest_charge))
+    assert charge.paid and charge.status == "succeeded"
+    assert charge.disputed is (name == "createDispute")
+
+
+DECLINING = [
+    ("chargeDeclined", "card_declined", "generic_decline"),
+    ("visa_chargeDeclined", "card_declined", "generic_decline"),
+    ("visa_chargeDeclinedInsufficientFunds", "card_declined", "insufficient_funds"),
+    ("visa_chargeDeclinedLostCard", "card_declined", "lost_card"),
+    ("visa_chargeDeclinedStolenCard", "card_declined", "stolen_card"),
+    ("visa_chargeDeclinedVelocityLimitExceeded", "card_declined", "card_velocity_exceeded"),
+    ("chargeDeclinedExpiredCard", "expired_card", "expired_card"),
+    ("chargeDeclinedIncorrectCvc", "incorrect_cvc", "incorrect_cvc"),
+    ("chargeDeclinedProcessingError", "processing_error", "processing_error"),
+    ("chargeDeclinedFraudulent", "card_declined", "fraudulent"),
+]
+
+
+@pytest.mark.parametrize("prefix", ["pm_card_", "tok_"])
+@pytest.mark.parametrize(("name", "code", "decline_code"), DECLINING)
+def test_declining_test_ids(client: stripe.StripeClient, prefix: str, name: str, code: str,
+                            decline_code: str) -> None:
+    with pytest.raises(stripe.CardError) as caught:
+        _pay(client, prefix + name)
+    err = caught.value.error
+    assert err is not None and caught.value.http_status == 402
+    assert (err.type, err.code, err.decline_code) == ("card_error", code, decline_code)
+    assert err.charge is not None and err.charge.startswith("ch_")
+    assert err.payment_method is not None and err.payment_method.id.startswith("pm_")
+    assert err.payment_intent is not None
+    pi = client.v1.payment_intents.retrieve(err.payment_intent.id)
+    assert pi.status == "requires_payment_method" and pi.payment_method is None
+    lpe = pi.last_payment_error
+    assert lpe is not None and lpe.charge == err.charge
+    assert lpe.payment_method is not None and lpe.payment_method.id == err.payment_method.id
+    charge = client.v1.charges.retrieve(err.charge)
+    assert (charge.status, charge.paid, charge.failure_code) == ("failed", False, code)
+    assert charge.outcome is not None
+    # Radar's block reports its rule's reason; issuer declines report the decline code.
+    assert charge.outcome.reason == ("highest_risk_level" if decline_code == "fraudulent"
+                                     else decline_code)
+    assert charge.balance_transaction is None
+
+
+@pytest.mark.parametrize("pm", ["pm_card_authenticationRequired", "tok_authenticationRequired"])
+def test_authentication_required_on_session_needs_3ds(client: stripe.StripeClient,
+                                                      pm: str) -> None:
+    pi = _pay(client, pm, return_url="https://shop.test/back")
+    assert pi.status == "requires_action"
+    assert pi.next_action is not None and pi.next_action.type == "redirect_to_url"
+    assert pi.latest_charge is None
+    canceled = client.v1.payment_intents.cancel(pi.id)
+    assert canceled.status == "canceled" and canceled.next_action is None
+
+
+def test_intent_state_errors(client: stripe.StripeClient) -> None:
+    open_pi = client.v1.payment_intents.create(params={"amount": 1000, "currency": "usd",
+                                                       **CARD_ONLY})  # type: ignore[typeddict-item]
+    with pytest.raises(stripe.InvalidRequestError) as capture:
+        client.v1.payment_intents.capture(open_pi.id)
+    assert capture.value.code == "payment_intent_unexpected_state"
+    with pytest.raises(stripe.InvalidRequestError) as refund:
+        client.v1.refunds.create(params={"payment_intent": open_pi.id})
+    assert refund.value.code == "charge_not_refundable"
+    assert client.v1.payment_intents.cancel(open_pi.id).status == "canceled"
+    with pytest.raises(stripe.InvalidRequestError) as confirm:
+        client.v1.payment_intents.confirm(open_pi.id, params={"payment_method": "pm_card_visa"})
+    assert confirm.value.code == "payment_intent_unexpected_state"
+    paid = _pay(client, "pm_card_visa")
+    with pytest.raises(stripe.InvalidRequestError) as update:
+        client.v1.payment_intents.update(paid.id, params={"amount": 5000})
+    assert update.value.code == "payment_intent_unexpected_state"
+    customer = client.v1.customers.create()
+    mine = _pay(client, "pm_card_visa", customer=customer.id)
+    listed = client.v1.payment_intents.list(params={"customer": customer.id})
+    assert [p.id for p in listed.data] == [mine.id]
+    assert mine.capture_method == "automatic_async"
+
+
+def test_partial_capture_then_refund_limits(client: stripe.StripeClient) -> None:
+    pi = _pay(client, "pm_card_visa", amount=2000, capture_method="manual")
+    with pytest.raises(stripe.InvalidRequestError) as early:
+        client.v1.refunds.create(params={"payment_intent": pi.id})
+    assert early.value.code == "charge_not_refundable"
+    done = client.v1.payment_intents.capture(pi.id, params={"amount_to_capture": 500})
+    assert (done.status, done.amount_received, done.amount_capturable) == ("succeeded", 500, 0)
+    charge = client.v1.charges.retrieve(str(done.latest_charge))
+    assert (charge.amount_captured, charge.amount_refunded, charge.refunded) == (500, 1500,
+                                                                                 False)
+    with pytest.raises(stripe.InvalidRequestError) as over:
+        client.v1.refunds.create(params={"charge": charge.id, "amount": 600})
+    assert over.value.code == "amount_too_large"
+    refund = client.v1.refunds.create(params={
+        "charge": charge.id, "amount": 200, "reason": "requested_by_customer",
+        "metadata": {"ticket": "7"}})
+    assert (refund.status, refund.payment_intent, refund.reason) == (
+        "succeeded", pi.id, "requested_by_customer")
+    txn = client.v1.balance_transactions.retrieve(str(refund.balance_transaction))
+    assert (txn.type, txn.amount, txn.fee, txn.net, txn.source) == (
+        "refund", -200, 0, -200, refund.id)
+    for bad in ({"charge": charge.id, "payment_intent": pi.id}, {},
+                {"charge": charge.id, "amount": 0}):
+        with pytest.raises(stripe.InvalidRequestError):
+            client.v1.refunds.create(params=bad)  # type: ignore[arg-type]
+    by_charge = client.v1.refunds.list(params={"charge": charge.id})
+    assert [r.id for r in by_charge.data] == [refund.id]
+
+
+def test_dispute_balance_and_events(client: stripe.StripeClient) -> None:
+    pi = _pay(client, "pm_card_createDispute", amount=3000)
+    dispute = client.v1.disputes.list(params={"charge": str(pi.latest_charge)}).data[0]
+    assert dispute.payment_intent == pi.id and dispute.currency == "usd"
+    assert [(t.type, t.amount, t.fee, t.net) for t in dispute.balance_transactions] == [
+        ("adjustment", -3000, 1500, -4500)]
+    types = {e.type for e in client.v1.events.list(params={"limit": 100}).data}
+    assert {"charge.dispute.created", "charge.dispute.funds_withdrawn"} <= types
+    lost = client.v1.disputes.close(dispute.id)
+    assert lost.status == "lost"
+    balance = client.v1.balance.retrieve()
+    assert balance.available[0].amount == -4500
+    assert balance.pending[0].amount == 3000 - 117
+
+
+def test_version_boundary_embeds_only_the_latest_charge(client: stripe.StripeClient,
+                                                        account: dict[str, str],
+                                                        emulator: Any) -> None:
+    pi = client.v1.payment_intents.create(params={"amount": 2000, "currency": "usd",
+                                                  **CARD_ONLY})  # type: ignore[typeddict-item]
+    with pytest.raises(stripe.CardError):
+        client.v1.payment_intents.confirm(pi.id,
+                                          params={"payment_method": "pm_card_chargeDeclined"})
+    ok = client.v1.payment_intents.confirm(pi.id, params={"payment_method": "pm_card_visa"})
+    for n in range(2):
+        client.v1.refunds.create(params={"payment_intent": pi.id, "amount": 100 + n})
+    headers = {"Authorization": f"Bearer {account['secret_key']}"}
+
+    def fetch(version: str) -> dict[str, Any]:
+        response = httpx.get(f"{emulator.base}/v1/payment_intents/{pi.id}",
+                             headers={**headers, "Stripe-Version": version})
+        assert response.status_code == 200
+        body: dict[str, Any] = response.json()
+        return body
+
+    assert "charges" not in fetch("2022-11-15")
+    old = fetch("2022-08-01")["charges"]
+    assert (old["object"], old["total_count"], old["has_more"]) == ("list", 1, False)
+    assert old["url"] == f"/v1/charges?payment_intent={pi.id}"
+    assert [c["id"] for c in old["data"]] == [ok.latest_charge]
+    assert old["data"][0]["status"] == "succeeded"
+    refunds = old["data"][0]["refunds"]
+    assert (refunds["total_count"], [r["amount"] for r in refunds["data"]]) == (2, [101, 100])
+    everything = client.v1.charges.list(params={"payment_intent": pi.id})
+    assert [c.status for c in everything.data] == ["succeeded", "failed"]
