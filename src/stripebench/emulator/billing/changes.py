@@ -48,6 +48,10 @@ def update_subscription(ctx: Ctx, sub: dict[str, Any], params: dict[str, Any]) -
     if "cancellation_details" in params:
         sub["cancellation_details"] = {**(sub.get("cancellation_details") or {}),
                                        **(params["cancellation_details"] or {})}
+    if (params.get("trial_settings") or {}).get("end_behavior"):
+        sub["trial_settings"] = {"end_behavior": {
+            **((sub.get("trial_settings") or {}).get("end_behavior") or {}),
+            **params["trial_settings"]["end_behavior"]}}
     if "pause_collection" in params:
         sub["pause_collection"] = params["pause_collection"]
     from ..resources.subscriptions import _apply_cancel

@@ -131,11 +131,13 @@ def finalize_and_collect(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any],
 
 # ------------------------------------------------------------------ renewals
 
-def renew(ctx: Ctx, sub: dict[str, Any]) -> dict[str, Any]:
+def renew(ctx: Ctx, sub: dict[str, Any]) -> dict[str, Any] | None:
     """At the end of the current period: roll to the next and draft its invoice."""
     old_start, old_end = sub["_period"]
     was_trial = sub["status"] == "trialing" and sub.get("trial_end") and \
         sub["trial_end"] <= old_end
+    if was_trial and _end_trial_without_method(ctx, sub):
+        return None
     new_end = next_period_end(ctx, sub, old_end)
     before = {k: v for k, v in sub.items() if not k.startswith("_")}
     set_period(ctx, sub, old_end, new_end)
@@ -153,9 +155,73 @@ def renew(ctx: Ctx, sub: dict[str, Any]) -> dict[str, Any]:
     return inv
 
 
+def has_payment_method(ctx: Ctx, sub: dict[str, Any]) -> bool:
+    if sub.get("default_payment_method") or sub.get("default_source"):
+        return True
+    customer = ctx.maybe(sub["customer"], "customer") or {}
+    return bool((customer.get("invoice_settings") or {}).get("default_payment_method")
+                or customer.get("default_source"))
+
+
+def _end_trial_without_method(ctx: Ctx, sub: dict[str, Any]) -> bool:
+    """`trial_settings.end_behavior.missing_payment_method`: a trial that ends with no
+    payment method pauses (no invoice until resumed) or cancels the subscription; the
+    default, create_invoice, bills as usual (the invoice then fails)."""
+    behavior = ((sub.get("trial_settings") or {}).get("end_behavior") or {}).get(
+        "missing_payment_method")
+    if behavior not in ("pause", "cancel") or sub["collection_method"] != \
+            "charge_automatically" or has_payment_method(ctx, sub):
+        return False
+    if behavior == "cancel":
+        cancel_now(ctx, sub)
+        return True
+    transition(ctx, sub, "paused", status_details={"paused": {
+        "type": "subscription", "transitioned_at": ctx.now(),
+        "subscription": {"type": "trial_end_without_payment_method"}}})
+    ctx.emit("customer.subscription.paused", sub)
+    return True
+
+
+def resume(ctx: Ctx, sub: dict[str, Any], anchor: str, proration_behavior: str) -> None:
+    """A paused subscription starts again: a new cycle from now (`billing_cycle_anchor=now`,
+    the default) invoiced in full, or the unchanged cycle with the rest of its current
+    period prorated to the second (nothing with `proration_behavior=none`)."""
+    now = ctx.now()
+    before = {k: v for k, v in sub.items() if not k.startswith("_")}
+    if anchor == "unchanged":
+        start = sub["billing_cycle_anchor"]
+        end = next_period_end(ctx, sub, start)
+        while end <= now:
+            start, end = end, next_period_end(ctx, sub, end)
+    else:
+        sub["billing_cycle_anchor"] = start = now
+        end = next_period_end(ctx, sub, now)
+    set_period(ctx, sub, start, end)
+    sub["status"] = "active"
+    sub["status_details"] = None
+    inv = subscription_invoice(ctx, sub, "subscription_update", (now, now))
+    cycle_lines(ctx, sub, inv, (now, end) if anchor == "unchanged" else (start, end), None)
+    if anchor == "unchanged":
+        for line in inv["lines"]["data"]:
+            line["amount"] = line["subtotal"] = 0 if proration_behavior == "none" else \
+                timing.prorate(int(line["amount"]), end - now, end - start)
+            line["parent"]["subscription_item_details"]["proration"] = True
+    sub["latest_invoice"] = inv["id"]
+    save(ctx, sub)
+    ctx.emit("customer.subscription.resumed", sub)
+    ctx.emit("customer.subscription.updated", sub, changed(before, sub))
+    finalize_and_collect(ctx, sub, inv)
+
+
 def finalize_due(ctx: Ctx, inv: dict[str, Any]) -> None:
-    """A renewal draft reached `automatically_finalizes_at`: finalize and charge."""
+    """A renewal draft reached `automatically_finalizes_at`: finalize and charge (not for
+    an unpaid subscription: its invoices stay open, unattempted)."""
     collect.finalize(ctx, inv)
+    sub = ctx.maybe(invoicing.subscription_of(inv), "subscription") or {}
+    if sub.get("status") == "unpaid":
+        inv["auto_advance"] = False
+        ctx.put(inv)
+        return
     if inv["status"] == "open" and inv["collection_method"] == "charge_automatically":
         collect.attempt(ctx, inv)
 
@@ -283,8 +349,14 @@ def _on_failed(ctx: Ctx, inv: dict[str, Any]) -> None:
         transition(ctx, sub, "past_due")
     elif sub["status"] == "past_due" and inv.get("next_payment_attempt") is None and \
             inv["attempt_count"] > len(invoicing.RETRY_DAYS):
-        # Every retry failed: Stripe's default is to cancel the subscription.
-        cancel_now(ctx, sub, reason="payment_failed")
+        # Every retry failed: what happens is the account's "manage failed payments"
+        # setting, the emulator account setting `subscription_failed_payments`: cancel
+        # (Stripe's default), unpaid (invoices keep coming, unattempted) or past_due.
+        outcome = ctx.account.settings.get("subscription_failed_payments", "cancel")
+        if outcome == "unpaid":
+            transition(ctx, sub, "unpaid")
+        elif outcome != "past_due":
+            cancel_now(ctx, sub, reason="payment_failed")
 
 
 invoicing.PAID_HOOKS.append(_on_paid)

@@ -83,7 +83,10 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
             "active" if collection == "send_invoice" else "incomplete"),
         test_clock=customer.get("test_clock"), trial_end=trial_end,
         trial_start=now if trial_end else None,
-        trial_settings={"end_behavior": {"missing_payment_method": "create_invoice"}})
+        trial_settings={"end_behavior": {
+            "billing_cycle_anchor": None, "missing_payment_method": (
+                (params.get("trial_settings") or {}).get("end_behavior") or {}).get(
+                "missing_payment_method", "create_invoice")}})
     first_end = trial_end or anchor or timing.period_after(prices[0], now, now)
     sub["_period"] = [now, first_end]
     if params.get("_tax_location"):  # Checkout's taxed address (internal, not an API param)
@@ -299,14 +302,9 @@ def resume(ctx: Ctx, params: dict[str, Any], subscription: str) -> dict[str, Any
         raise InvalidRequest("This subscription cannot be resumed because it is not paused.",
                              param="subscription")
     cctx = timing.for_customer(ctx, sub["customer"])
-    now = cctx.now()
-    sub["billing_cycle_anchor"] = now
-    subscribing.set_period(cctx, sub, now, subscribing.next_period_end(cctx, sub, now))
-    inv = subscribing.subscription_invoice(cctx, sub, "subscription_update", (now, now))
-    subscribing.cycle_lines(cctx, sub, inv, tuple(sub["_period"]), None)  # type: ignore[arg-type]
-    sub["latest_invoice"] = inv["id"]
-    subscribing.transition(cctx, sub, "active")
-    subscribing.finalize_and_collect(cctx, sub, inv)
+    anchor = (params.get("billing_cycle_anchor") or {}).get("type", "now")
+    subscribing.resume(cctx, sub, anchor, params.get("proration_behavior",
+                                                     "create_prorations"))
     return ctx.get(sub["id"], "subscription")
 
 
