@@ -230,3 +230,47 @@ def test_payment_element_if_required_with_3ds_modal(page: Any, merchant: Merchan
     page.get_by_text("Status: succeeded").wait_for()
     assert "payment_element.html" in page.url  # no redirect with if_required
     assert client.v1.payment_intents.retrieve(pi.id).status == "succeeded"
+
+
+def test_split_fields_create_payment_method_and_handle_next_action(
+        page: Any, merchant: Merchant, account: dict[str, str],
+        client: stripe.StripeClient) -> None:
+    """cardNumber/cardExpiry/cardCvc → createPaymentMethod; the server confirms a 3DS card
+    and the page finishes the challenge with handleNextAction."""
+    page.goto(f"{merchant.base}/split.html?pk={account['publishable_key']}")
+    page.wait_for_selector("body[data-ready='1']")
+    assert page.locator("#version").inner_text() == "Stripe.version 3"
+    page.frame_locator("#number iframe").get_by_label("Card number").fill("4000002500003155")
+    page.frame_locator("#expiry iframe").get_by_label("Expiration date").fill("12 / 34")
+    page.frame_locator("#cvc iframe").get_by_label("Security code").fill("123")
+    page.get_by_role("button", name="Save card").click()
+    page.get_by_text("PaymentMethod pm_").wait_for()
+    pm_id, last4 = page.locator("#result").inner_text().split()[1:3]
+    assert last4 == "3155"
+    assert client.v1.payment_methods.retrieve(pm_id).billing_details.name == "Split Fields"
+    pi = _intent(client, payment_method=pm_id, confirm=True,
+                 allowed_payment_method_types=["card"])
+    assert pi.status == "requires_action" and pi.next_action is not None
+    assert pi.next_action.type == "use_stripe_sdk"
+    # Not awaited: handleNextAction resolves only after the challenge below is completed.
+    page.evaluate("(secret) => { window.finishOnPage(secret); }", pi.client_secret)
+    challenge = page.frame_locator("iframe[title='3D Secure authentication']")
+    challenge.get_by_role("button", name="Complete authentication").click()
+    page.get_by_text("Next action done: succeeded").wait_for()
+    assert client.v1.payment_intents.retrieve(pi.id).status == "succeeded"
+
+
+def test_payment_element_confirm_setup_saves_the_card(page: Any, merchant: Merchant,
+                                                      account: dict[str, str],
+                                                      client: stripe.StripeClient) -> None:
+    customer = client.v1.customers.create(params={"email": "setup@example.com"})
+    si = client.v1.setup_intents.create(params={"customer": customer.id})
+    page.goto(f"{merchant.base}/split.html?pk={account['publishable_key']}"
+              f"&setup_secret={si.client_secret}")
+    _fill_card(page.frame_locator("#payment-element iframe"), "4242424242424242",
+               zip_label="ZIP code")
+    page.get_by_role("button", name="Set up").click()
+    page.get_by_text("Setup succeeded").wait_for()
+    saved = client.v1.customers.payment_methods.list(customer.id).data
+    assert [m.card.last4 for m in saved] == ["4242"]
+    assert client.v1.setup_intents.retrieve(si.id).payment_method == saved[0].id
