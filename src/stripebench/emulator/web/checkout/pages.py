@@ -246,8 +246,8 @@ def _embedded_redirect(url: str, session: dict[str, Any]) -> Response:
     target = json.dumps(url)
     return Response.html(
         "<!doctype html><meta charset='utf-8'><p>Redirecting…</p><script>"
-        f"try{{window.parent.postMessage({message}, '*')}}catch(e){{}}"
-        f"try{{window.top.location.href={target}}}catch(e){{}}</script>")
+        f"if(window.parent!==window){{window.parent.postMessage({message}, '*')}}"
+        f"else{{window.location.href={target}}}</script>")
 
 
 def _done(web: Web, session: str, embedded: bool) -> Response:

@@ -167,14 +167,17 @@
 
   function completed(redirect) {
     if (embedded) {
-      try {
-        // Stripe.js (web/stripejs/stripe.js) calls onComplete, or sends the top window to
-        // return_url when the page itself may not navigate it.
+      if (window.parent !== window) {
+        // Stripe.js (web/stripejs/stripe.js) in the parent calls onComplete or navigates
+        // to return_url. Only one side may navigate: a second navigation to the same URL
+        // aborts the first.
         window.parent.postMessage({type: "stripebench:checkout-complete", session: sessionId,
                                    return_url: redirect || null}, "*");
-      } catch (e) { /* no parent */ }
-      if (redirect) {
-        try { window.top.location.href = redirect; return; } catch (e) { /* parent navigates */ }
+        document.body.classList.add("complete");
+        if (redirect) return;
+      } else if (redirect) {
+        window.location.href = redirect;
+        return;
       }
       document.body.classList.add("complete");
       window.location.href = base + "/done";
