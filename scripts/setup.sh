@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything stripebench needs on a fresh Debian machine: system packages
-# (Chromium, bubblewrap), the Python environment in .venv/, and the npm packages the
+# (Chromium, bubblewrap, Ruby), the Python environment in .venv/, and the npm packages the
 # tests and tasks use. Safe to run again; it skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
+# Ruby: the routing tests prove a Ruby script reaches the emulator unmodified.
+command -v ruby >/dev/null 2>&1 || need_apt+=(ruby)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 
 import httpx
 import pytest
@@ -15,6 +18,16 @@ import uvicorn
 
 from stripebench.emulator.app import EmulatorApp
 from stripebench.emulator.server import build
+
+
+def load_module(path: Path, name: str) -> ModuleType:
+    """Import a task's helper script under a unique name: several tasks ship a
+    `make_partial.py`, and one pytest worker imports them all."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def free_port() -> int:

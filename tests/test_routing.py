@@ -49,6 +49,25 @@ def test_python_sdk_with_default_api_base(emulator: RunningEmulator, account: di
     assert customer.email == "routed-python@example.com"
 
 
+def test_python_http_libraries_trust_the_ca_by_default(emulator: RunningEmulator,
+                                                       account: dict[str, str],
+                                                       tmp_path: Path) -> None:
+    """urllib, httpx and requests as hand-written integrations use them: no CA option."""
+    (tmp_path / "hit.py").write_text(
+        "import base64, json, os, urllib.request, httpx, requests\n"
+        "url = 'https://api.stripe.com/v1/customers'\n"
+        "key = os.environ['STRIPE_SECRET_KEY']\n"
+        "token = base64.b64encode((key + ':').encode()).decode()\n"
+        "req = urllib.request.Request(url, headers={'Authorization': 'Basic ' + token})\n"
+        "seen = [json.load(urllib.request.urlopen(req))['object'],\n"
+        "        httpx.get(url, auth=(key, '')).json()['object'],\n"
+        "        requests.get(url, auth=(key, '')).json()['object']]\n"
+        "print(' '.join(seen))\n")
+    done = run_exec(emulator, account, tmp_path, "python", "hit.py")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["list", "list", "list"]
+
+
 def test_node_sdk_with_default_host(emulator: RunningEmulator, account: dict[str, str],
                                     client: stripe.StripeClient, tmp_path: Path) -> None:
     (tmp_path / "app.js").write_text(
@@ -107,8 +126,6 @@ def test_openssl_default_trust_verifies_api_stripe_com(emulator: RunningEmulator
     assert bad.returncode != 0 and "Verify return code: 0 (ok)" not in bad.stdout
 
 
-@pytest.mark.skipif(shutil.which("ruby") is None, reason="no Ruby installed (the OpenSSL "
-                    "test above covers the trust path Ruby uses)")
 def test_ruby_net_http_with_defaults(emulator: RunningEmulator, account: dict[str, str],
                                      client: stripe.StripeClient, tmp_path: Path) -> None:
     made = client.v1.customers.create({"email": "seen-by-ruby@example.com"})

@@ -16,16 +16,16 @@ import httpx
 import pytest
 import stripe
 
-from conftest import free_port
+from conftest import free_port, load_module
 from stripebench.harness.fixtures import seed
 from stripebench.harness.task import load_task
 
 TASK = Path(__file__).resolve().parent.parent / "tasks" / "checkout-gym"
 sys.path.insert(0, str(TASK / "tests"))
-sys.path.insert(0, str(TASK / "solution"))
 import canonical  # noqa: E402
 import generate  # noqa: E402
-import make_partial  # noqa: E402
+
+make_partial = load_module(TASK / "solution" / "make_partial.py", "gym_make_partial")
 
 
 def run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:

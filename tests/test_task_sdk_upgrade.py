@@ -8,13 +8,13 @@ the bubblewrap sandbox too."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from conftest import load_module
 from stripebench.harness.agents.simple import ScriptedAgent
 from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
@@ -24,8 +24,7 @@ from stripebench.harness.task import load_task
 from stripebench.harness.trial import TrialConfig, run_trial
 
 TASK = Path(__file__).resolve().parent.parent / "tasks" / "sdk-upgrade-python"
-sys.path.insert(0, str(TASK / "solution"))
-import make_partial  # noqa: E402
+make_partial = load_module(TASK / "solution" / "make_partial.py", "sdk_upgrade_make_partial")
 
 pytestmark = pytest.mark.skipif(wheelhouse() is None,
                                 reason="no offline wheelhouse: run scripts/setup.sh")
