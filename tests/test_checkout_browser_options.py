@@ -8,15 +8,43 @@ must carry exactly what was chosen.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import pytest
 import stripe
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from checkout_helpers import CARD_OK, price
+from checkout_helpers import CARD_3DS, CARD_OK, price
 
 SUCCESS = "https://shop.test/success?session_id={CHECKOUT_SESSION_ID}"
+SHOP_PAGES: dict[str, str] = {}  # path -> HTML the merchant's loopback server returns
+
+
+class ShopHandler(BaseHTTPRequestHandler):
+    """The merchant's own site (a loopback origin may load the emulator's Stripe.js)."""
+
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        path = self.path.split("?")[0]
+        body = SHOP_PAGES.get(path, f"<h1 id='shop'>Shop page</h1><p>{path}</p>").encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def shop() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), ShopHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +149,73 @@ def test_page_choices_reach_the_session(page: Page, client: stripe.StripeClient)
     assert details.address.line1 == "Unter den Linden 1" and details.address.country == "DE"
     assert [(t.type, t.value) for t in details.tax_ids] == [("eu_vat", "DE123456789")]
     assert done.consent.terms_of_service == "accepted"
+
+
+def _fill_card(scope: Any, number: str) -> None:
+    scope.get_by_label("Email").fill("member@example.com")
+    scope.get_by_label("Card number").fill(number)
+    scope.get_by_label("Expiration").fill("12 / 34")
+    scope.locator("#card-cvc").fill("123")
+    scope.get_by_label("Cardholder name").fill("Jenny Rosen")
+    scope.locator("#billing-postal_code").fill("94107")
+
+
+def test_embedded_3d_secure_then_one_navigation_to_return_url(
+        page: Page, emulator: Any, account: dict[str, str], shop: str,
+        client: stripe.StripeClient) -> None:
+    """The challenge runs inside the iframe; back from it, the parent goes to return_url."""
+    plan = price(client, 2200, "Ridge Club", recurring={"interval": "month"})
+    session = client.v1.checkout.sessions.create(params={
+        "mode": "subscription", "ui_mode": "embedded_page",
+        "return_url": shop + "/welcome?session_id={CHECKOUT_SESSION_ID}",
+        "line_items": [{"price": plan.id, "quantity": 1}]})
+    SHOP_PAGES["/ridge"] = f"""<!doctype html><html><head>
+<script src="{emulator.base}/js.stripe.com/v3/"></script></head><body>
+<h1>Ridge Club</h1><div id="checkout"></div><script>
+Stripe({account['publishable_key']!r}).initEmbeddedCheckout({{
+  fetchClientSecret: () => Promise.resolve({session.client_secret!r}),
+}}).then((c) => c.mount('#checkout'));
+</script></body></html>"""
+    navigations: list[str] = []
+    page.on("framenavigated", lambda f: navigations.append(f.url)
+            if f == page.main_frame else None)
+    page.goto(f"{shop}/ridge")
+    frame = page.frame_locator("iframe[name=embedded-checkout]")
+    _fill_card(frame, CARD_3DS)
+    frame.get_by_role("button", name="Subscribe").click()
+    frame.get_by_role("button", name="Complete authentication").click()
+    welcome = f"{shop}/welcome?session_id={session.id}"
+    page.wait_for_url(welcome)
+    expect(page.locator("#shop")).to_have_text("Shop page")
+    assert navigations.count(welcome) == 1, navigations
+    done = client.v1.checkout.sessions.retrieve(session.id, params={"expand": ["subscription"]})
+    assert done.status == "complete" and done.payment_status == "paid"
+    assert done.subscription.status == "active"
+
+
+def test_embedded_decline_stays_in_the_frame(page: Page, emulator: Any,
+                                             account: dict[str, str], shop: str,
+                                             client: stripe.StripeClient) -> None:
+    item = price(client, 1800, "Trail map")
+    session = client.v1.checkout.sessions.create(params={
+        "mode": "payment", "ui_mode": "embedded_page",
+        "return_url": shop + "/thanks?session_id={CHECKOUT_SESSION_ID}",
+        "line_items": [{"price": item.id, "quantity": 1}]})
+    SHOP_PAGES["/map"] = f"""<!doctype html><html><head>
+<script src="{emulator.base}/js.stripe.com/v3/"></script></head><body>
+<div id="checkout"></div><script>
+Stripe({account['publishable_key']!r}).initEmbeddedCheckout({{
+  clientSecret: {session.client_secret!r}}}).then((c) => c.mount('#checkout'));
+</script></body></html>"""
+    page.goto(f"{shop}/map")
+    frame = page.frame_locator("iframe[name=embedded-checkout]")
+    _fill_card(frame, "4000 0000 0000 9995")
+    frame.get_by_role("button", name="Pay").click()
+    expect(frame.locator("#err-card-number")).to_have_text(
+        "Your card has insufficient funds.")
+    assert page.url == f"{shop}/map"
+    assert client.v1.checkout.sessions.retrieve(session.id).status == "open"
+    frame.get_by_label("Card number").fill(CARD_OK)
+    frame.get_by_role("button", name="Pay").click()
+    page.wait_for_url(f"{shop}/thanks?session_id={session.id}")
+    assert client.v1.checkout.sessions.retrieve(session.id).payment_status == "paid"
