@@ -143,6 +143,55 @@ def test_preview_of_a_new_subscription(client: stripe.StripeClient) -> None:
         client.v1.invoices.retrieve(preview.id)
 
 
+def test_preview_of_a_cycle_reset_matches_the_update(client: stripe.StripeClient) -> None:
+    """Monthly → yearly (or `billing_cycle_anchor=now`) restarts the cycle: the preview is
+    the invoice the update then makes, not a renewal with prorations."""
+    shop = make_shop(client)
+    monthly, yearly = shop.price(1000), shop.price(10000, interval="year")
+    sub = client.v1.subscriptions.create(params={"customer": shop.customer.id,
+                                                 "items": [{"price": monthly.id}]})
+    shop.advance(JAN_1 + 10 * DAY)
+    change = {"items": [{"id": sub["items"].data[0].id, "price": yearly.id}]}
+    preview = client.v1.invoices.create_preview(params={
+        "subscription": sub.id, "subscription_details": change})
+    # 21 of January's 31 days unused: 1000 × 21/31 = 677.4 → a 677 credit; the year in full.
+    shape = [(ln.amount, ln.period.start, ln.period.end) for ln in preview.lines.data]
+    assert shape == [(10000, JAN_1 + 10 * DAY, JAN_1 + 375 * DAY),
+                     (-677, JAN_1 + 10 * DAY, JAN_1 + 31 * DAY)]
+    assert (preview.amount_due, preview.billing_reason) == (9323, "subscription_update")
+    updated = client.v1.subscriptions.update(sub.id, params={**change,
+                                                             "expand": ["latest_invoice"]})
+    billed = updated.latest_invoice
+    assert [(ln.amount, ln.period.start, ln.period.end) for ln in billed.lines.data] == shape
+    assert billed.amount_due == preview.amount_due
+    reset = client.v1.invoices.create_preview(params={
+        "subscription": sub.id, "subscription_details": {"billing_cycle_anchor": {"type": "now"}}})
+    assert (reset.billing_reason, reset.period_start) == ("subscription_update", JAN_1 + 10 * DAY)
+    assert [ln.period.end for ln in reset.lines.data] == [JAN_1 + 375 * DAY]
+    with pytest.raises(stripe.InvalidRequestError) as both:
+        client.v1.invoices.create_preview(params={"subscription": sub.id, "subscription_details": {
+            "billing_cycle_anchor": {"type": "now"}, "proration_date": JAN_1 + 10 * DAY}})
+    assert both.value.param == "subscription_details[proration_date]"
+    assert "You cannot specify `proration_date` when `billing_cycle_anchor=now`" in str(both.value)
+
+
+@pytest.mark.parametrize(("params", "param"), [
+    ({"subscription_details": {"cancel_at_period_end": True}},
+     "subscription_details[cancel_at_period_end]"),
+    ({"subscription_details": {"trial_end": JAN_1 + 20 * DAY}}, "subscription_details[trial_end]"),
+    ({"discounts": [{"coupon": "SAVE"}]}, "discounts"),
+    ({"automatic_tax": {"enabled": True}}, "automatic_tax[enabled]"),
+])
+def test_preview_refuses_what_it_would_ignore(client: stripe.StripeClient,
+                                              params: dict[str, object], param: str) -> None:
+    shop = make_shop(client)
+    sub = client.v1.subscriptions.create(params={"customer": shop.customer.id,
+                                                 "items": [{"price": shop.price(1000).id}]})
+    with pytest.raises(stripe.InvalidRequestError) as caught:
+        client.v1.invoices.create_preview(params={"subscription": sub.id, **params})  # type: ignore[arg-type]
+    assert (caught.value.code, caught.value.param) == ("emulator_unsupported", param)
+
+
 def test_metered_usage_is_billed_in_arrears(client: stripe.StripeClient) -> None:
     shop = make_shop(client)
     meter = client.v1.billing.meters.create(params={

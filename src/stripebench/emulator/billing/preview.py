@@ -8,10 +8,52 @@ from __future__ import annotations
 from typing import Any
 
 from ..context import Ctx
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, Unsupported
 from . import invoicing, items, subscribing, timing
 
 Planned = list[dict[str, Any]]  # [{"id": si or None, "price": price, "quantity": n}]
+
+
+# What the preview computes; any other parameter fails loudly rather than being ignored.
+SUPPORTED = {"subscription", "customer", "subscription_details", "currency", "expand",
+             "automatic_tax"}
+SUPPORTED_DETAILS = {"items", "proration_date", "proration_behavior", "billing_cycle_anchor",
+                     "metadata"}
+SUPPORTED_ITEM = {"id", "price", "plan", "price_data", "quantity", "deleted", "metadata"}
+
+
+def _check_supported(params: dict[str, Any], sub: dict[str, Any] | None) -> None:
+    for name in sorted(set(params) - SUPPORTED):
+        raise Unsupported(f"`{name}` on invoice previews", param=name)
+    details = params.get("subscription_details") or {}
+    for name in sorted(set(details) - SUPPORTED_DETAILS):
+        raise Unsupported(f"`subscription_details[{name}]` on invoice previews",
+                          param=f"subscription_details[{name}]")
+    for n, spec in enumerate(details.get("items") or []):
+        for name in sorted(set(spec) - SUPPORTED_ITEM):
+            raise Unsupported(f"`subscription_details[items][][{name}]` on invoice previews",
+                              param=f"subscription_details[items][{n}][{name}]")
+    # automatic_tax can only restate what the subscription already does.
+    wanted = bool((params.get("automatic_tax") or {}).get("enabled"))
+    has = bool(((sub or {}).get("automatic_tax") or {}).get("enabled"))
+    if "automatic_tax" in params and wanted != has:
+        raise Unsupported("changing `automatic_tax` on invoice previews",
+                          param="automatic_tax[enabled]")
+    anchor = _anchor(details)
+    if anchor == "timestamp":
+        raise Unsupported("`subscription_details[billing_cycle_anchor][type]=timestamp` on "
+                          "invoice previews", param="subscription_details[billing_cycle_anchor]")
+    if anchor == "now" and details.get("proration_date") is not None:
+        raise InvalidRequest("You cannot specify `proration_date` when "
+                             "`billing_cycle_anchor=now`.",
+                             param="subscription_details[proration_date]")
+
+
+def _anchor(details: dict[str, Any]) -> str | None:
+    anchor = details.get("billing_cycle_anchor")
+    if isinstance(anchor, dict):  # {type: now | unchanged | timestamp} (newest versions)
+        return str(anchor.get("type"))
+    return str(anchor) if anchor is not None else None
 
 
 def preview(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
@@ -26,6 +68,7 @@ def preview(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     if sub is not None and sub["customer"] != customer["id"]:
         raise InvalidRequest("The subscription does not belong to this customer.",
                              param="subscription")
+    _check_supported(params, sub)
     cctx = timing.for_customer(ctx, customer)
     details = params.get("subscription_details") or {}
     now = cctx.now()
@@ -52,6 +95,10 @@ def preview(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                                 days_until_due=sub.get("days_until_due"), period=(start, end),
                                 store=False)
     inv["discounts"] = subscribing.active_discounts(cctx, sub, end)
+    kept = [p for p in planned if not p.get("deleted")]
+    if _anchor(details) == "now" or _cycle_of(kept[0]["price"]) != _cycle_of(
+            subscribing.cycle_price(cctx, sub)):
+        return _restart(cctx, sub, inv, planned, behavior)
     if behavior != "none" and details.get("items"):
         for change in _changes(cctx, sub, planned):
             for spec in subscribing.proration_specs(cctx, sub, change[0], change[1], when):
@@ -63,7 +110,6 @@ def preview(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         inv["billing_reason"] = "subscription_update"
         inv["period_start"] = inv["period_end"] = when
     else:
-        kept = [p for p in planned if not p.get("deleted")]
         next_end = timing.period_after(kept[0]["price"], sub["billing_cycle_anchor"], end)
         for plan in kept:
             price, quantity = plan["price"], plan["quantity"]
@@ -82,6 +128,43 @@ def preview(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         _pending(cctx, inv, sub["id"])
     inv["created"] = inv["period_end"] if inv["billing_reason"] == "subscription_cycle" else now
     return _finish(cctx, inv)
+
+
+def _cycle_of(price: dict[str, Any]) -> tuple[str, int]:
+    recurring = price.get("recurring") or {}
+    return str(recurring.get("interval")), int(recurring.get("interval_count") or 1)
+
+
+def _restart(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any], planned: Planned,
+             behavior: str) -> dict[str, Any]:
+    """The update resets the billing cycle (`billing_cycle_anchor=now`, or a new interval):
+    as the update does, the new period starting now is invoiced at once, in full, with
+    only the credits for the unused time of the changed items."""
+    now = ctx.now()
+    kept = [p for p in planned if not p.get("deleted")]
+    end = timing.period_after(kept[0]["price"], now, now)
+    inv["billing_reason"] = "subscription_update"
+    inv["period_start"] = inv["period_end"] = now
+    for plan in kept:
+        price = plan["price"]
+        metered = items.is_metered(price)
+        quantity = 0 if metered else plan["quantity"]
+        amount = 0 if metered else timing.price_amount(price, quantity, sub["currency"])
+        invoicing.add_line(ctx, inv, amount=amount,
+                           description=items.describe(ctx, price, quantity, sub["currency"]),
+                           price=price, quantity=quantity, period=(now, end),
+                           subscription=sub["id"], subscription_item=plan["id"])
+    if behavior != "none":
+        for change in _changes(ctx, sub, planned):
+            for spec in subscribing.proration_specs(ctx, sub, change[0], change[1], now):
+                if spec["amount"] < 0:
+                    invoicing.add_line(ctx, inv, amount=spec["amount"], proration=True,
+                                       description=spec["description"], price=spec["price"],
+                                       quantity=spec["quantity"], period=spec["period"],
+                                       subscription=sub["id"], discountable=False)
+    _pending(ctx, inv, sub["id"])
+    inv["created"] = now
+    return _finish(ctx, inv)
 
 
 def _new_subscription(ctx: Ctx, customer: dict[str, Any], details: dict[str, Any],

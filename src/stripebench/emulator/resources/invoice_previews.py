@@ -51,6 +51,10 @@ def _upcoming_params(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                          ("subscription_cancel_at_period_end", "cancel_at_period_end")):
         if flat in out:
             details[nested] = out.pop(flat)
+    if "subscription_billing_cycle_anchor" in out:  # `now` / `unchanged` / a timestamp
+        anchor = out.pop("subscription_billing_cycle_anchor")
+        details["billing_cycle_anchor"] = {"type": anchor} if anchor in (
+            "now", "unchanged") else {"type": "timestamp", "timestamp": anchor}
     if out.pop("coupon", None):
         from ..errors import Unsupported
         raise Unsupported("coupon on upcoming invoices (use discounts)", param="coupon")
