@@ -100,6 +100,30 @@ def test_partial_payments_with_attach_payment(client: stripe.StripeClient) -> No
     assert (own_intent.status, own_intent.cancellation_reason) == ("canceled", "automatic")
 
 
+def test_overpayment_goes_to_the_credit_balance(client: stripe.StripeClient) -> None:
+    shop = make_shop(client)
+    inv = client.v1.invoices.create(params={"customer": shop.customer.id,
+                                            "collection_method": "send_invoice",
+                                            "days_until_due": 10})
+    client.v1.invoice_items.create(params={"customer": shop.customer.id, "invoice": inv.id,
+                                           "amount": 1000, "currency": "usd"})
+    client.v1.invoices.finalize_invoice(inv.id)
+    big = client.v1.payment_intents.create(params={
+        "amount": 1500, "currency": "usd", "customer": shop.customer.id,
+        "payment_method": shop.card.id, "confirm": True, "off_session": True,
+        "automatic_payment_methods": {"enabled": True, "allow_redirects": "never"}})
+    seen = len(shop.events())
+    inv = client.v1.invoices.attach_payment(inv.id, params={"payment_intent": big.id})
+    assert (inv.status, inv.amount_paid, inv.amount_remaining, inv.amount_overpaid) == (
+        "paid", 1500, 0, 500)
+    [txn] = client.v1.customers.balance_transactions.list(shop.customer.id).data
+    assert (txn.type, txn.amount, txn.invoice, txn.ending_balance) == (
+        "invoice_overpaid", -500, inv.id, -500)
+    assert client.v1.customers.retrieve(shop.customer.id).balance == -500
+    kinds = [e.type for e in shop.events()[seen:]]
+    assert kinds.index("invoice.overpaid") < kinds.index("invoice.paid")
+
+
 def test_paid_out_of_band_cancels_the_invoice_intent(client: stripe.StripeClient) -> None:
     """A charge_automatically invoice marked paid outside Stripe: no charge, its
     PaymentIntent and default InvoicePayment are canceled, only invoice.paid is sent."""

@@ -181,11 +181,30 @@ def settle_intent(ctx: Ctx, intent_id: str) -> None:
         inv["amount_paid"] = int(inv["amount_paid"]) + record["amount_paid"]
         inv["amount_remaining"] = max(inv["amount_due"] - inv["amount_paid"], 0)
         inv["_charge"] = pi.get("latest_charge")
+        _credit_overpayment(cctx, inv)
         if inv["amount_paid"] >= inv["amount_due"] and inv["status"] == "open":
             _mark_paid(cctx, inv)
         else:
             cctx.put(inv)
         return
+
+
+def _credit_overpayment(ctx: Ctx, inv: dict[str, Any]) -> None:
+    """Payments beyond `amount_due` (attached intents) go to the customer's credit balance,
+    as Stripe does: `amount_overpaid`, an `invoice_overpaid` balance transaction and the
+    `invoice.overpaid` event."""
+    over = max(int(inv["amount_paid"]) - int(inv["amount_due"]), 0)
+    new = over - int(inv.get("amount_overpaid") or 0)
+    if new <= 0:
+        return
+    inv["amount_overpaid"] = over
+    customer = ctx.maybe(inv["customer"], "customer")
+    if customer is not None and customer.get("currency") in (None, inv["currency"]):
+        from ..resources.customers import record_balance_transaction
+        record_balance_transaction(ctx, customer, -new, inv["currency"],
+                                   type_="invoice_overpaid", invoice=inv["id"])
+    ctx.put(inv)
+    ctx.emit("invoice.overpaid", inv)
 
 
 def _mark_paid(ctx: Ctx, inv: dict[str, Any], out_of_band: bool = False) -> None:
