@@ -277,3 +277,119 @@ def test_confirm_card_setup_with_3ds_saves_for_off_session(page: Any, merchant: 
                     off_session=True, allowed_payment_method_types=["card"])
     assert later.status == "succeeded"
     assert httpx.get(f"{emulator.base}/v1/setup_intents/{si.id}").status_code == 401
+
+
+def _open_payment(page: Any, merchant: Merchant, account: dict[str, str], **query: str) -> Any:
+    extra = "".join(f"&{k}={v}" for k, v in query.items())
+    page.goto(f"{merchant.base}/more_payment.html?pk={account['publishable_key']}{extra}")
+    page.wait_for_selector("body[data-ready='1']")
+    return page.frame_locator("#payment-element iframe")
+
+
+def _outcome(page: Any) -> dict[str, Any]:
+    page.wait_for_function("() => window.__out !== undefined")
+    out: dict[str, Any] = page.evaluate("window.__out")
+    return out
+
+
+def _fill_payment(frame: Any, number: str = "4242424242424242", postal: bool = True) -> None:
+    frame.get_by_label("Card number").fill(number)
+    frame.get_by_label("Expiration date").fill("12 / 34")
+    frame.get_by_label("Security code").fill("123")
+    if postal:
+        frame.get_by_label("ZIP code").fill("94107")
+
+
+def test_deferred_create_payment_method_from_payment_element(
+        page: Any, merchant: Merchant, account: dict[str, str],
+        client: stripe.StripeClient) -> None:
+    """Intent-later flow finalised on the server: submit, createPaymentMethod({elements}),
+    then the server creates and confirms the PaymentIntent."""
+    frame = _open_payment(page, merchant, account, deferred="1")
+    _fill_payment(frame, "5555555555554444")
+    _start(page, "createPM")
+    early = _outcome(page)["value"]["error"]
+    assert early["code"] == "elements_not_submitted"
+    _start(page, "submit")
+    assert _result(page) == {}
+    page.evaluate("window.run('createPM', {name: 'Deferred Buyer'})")
+    pm = _result(page)["paymentMethod"]
+    assert pm["card"]["brand"] == "mastercard"
+    assert pm["billing_details"]["address"]["postal_code"] == "94107"
+    pi = _intent(client, payment_method=pm["id"], confirm=True,
+                 automatic_payment_methods={"enabled": True, "allow_redirects": "never"})
+    assert pi.status == "succeeded"
+    assert client.v1.payment_methods.retrieve(pm["id"]).billing_details.name == "Deferred Buyer"
+
+
+def test_billing_details_never_hides_fields_and_needs_them_at_confirm(
+        page: Any, merchant: Merchant, account: dict[str, str],
+        client: stripe.StripeClient) -> None:
+    pi = _intent(client)
+    frame = _open_payment(page, merchant, account, secret=pi.client_secret or "",
+                          fields="address")
+    _fill_payment(frame, postal=False)
+    assert frame.get_by_label("ZIP code").count() == 0
+    assert frame.get_by_label("Country").count() == 0
+    _start(page, "confirm", "")
+    thrown = _outcome(page)["thrown"]
+    assert thrown.startswith('IntegrationError: You specified "never" for '
+                             "fields.billing_details.address.line1")
+    assert "confirmParams.payment_method_data.billing_details.address.line1" in thrown
+    assert client.v1.payment_intents.retrieve(pi.id).status == "requires_payment_method"
+    page.evaluate("""window.run('confirm', '', {address: {line1: '9 Rue X', line2: null,
+        city: 'Paris', state: null, country: 'FR', postal_code: '75001'}})""")
+    assert _result(page)["paymentIntent"]["status"] == "succeeded"
+    charge = client.v1.charges.retrieve(str(client.v1.payment_intents.retrieve(pi.id)
+                                            .latest_charge))
+    assert charge.billing_details.address is not None
+    assert (charge.billing_details.address.country,
+            charge.billing_details.address.postal_code) == ("FR", "75001")
+
+
+def test_postal_code_never_keeps_country(page: Any, merchant: Merchant,
+                                        account: dict[str, str],
+                                        client: stripe.StripeClient) -> None:
+    pi = _intent(client)
+    frame = _open_payment(page, merchant, account, secret=pi.client_secret or "",
+                          fields="postal")
+    _fill_payment(frame, postal=False)
+    assert frame.get_by_label("ZIP code").count() == 0
+    frame.get_by_label("Country").select_option("GB")
+    page.evaluate("window.run('confirm', '', {address: {postal_code: 'SW1A 1AA'}})")
+    assert _result(page)["paymentIntent"]["status"] == "succeeded"
+    charge = client.v1.charges.retrieve(str(client.v1.payment_intents.retrieve(pi.id)
+                                            .latest_charge))
+    assert charge.billing_details.address is not None
+    assert (charge.billing_details.address.country,
+            charge.billing_details.address.postal_code) == ("GB", "SW1A 1AA")
+
+
+def test_manual_capture_through_payment_element(page: Any, merchant: Merchant,
+                                                account: dict[str, str],
+                                                client: stripe.StripeClient) -> None:
+    pi = _intent(client, capture_method="manual")
+    _fill_payment(_open_payment(page, merchant, account, secret=pi.client_secret or ""))
+    _start(page, "confirm", "")
+    assert _result(page)["paymentIntent"]["status"] == "requires_capture"
+    captured = client.v1.payment_intents.capture(pi.id, params={"amount_to_capture": 1000})
+    assert (captured.status, captured.amount_received) == ("succeeded", 1000)
+
+
+def test_address_element_shipping_get_value(page: Any, merchant: Merchant,
+                                           account: dict[str, str],
+                                           client: stripe.StripeClient) -> None:
+    pi = _intent(client)
+    _open_payment(page, merchant, account, secret=pi.client_secret or "", address="shipping")
+    address = page.frame_locator("#address-element iframe")
+    address.get_by_label("Full name").fill("Grace Hopper")
+    address.get_by_label("Address line 1").fill("2 Navy Way")
+    address.get_by_label("City").fill("Arlington")
+    address.get_by_label("State").fill("VA")
+    address.get_by_label("ZIP code").fill("22202")
+    _start(page, "addressValue")
+    got = _result(page)
+    assert got["complete"] is True
+    assert got["value"]["name"] == "Grace Hopper"
+    assert (got["value"]["address"]["line1"], got["value"]["address"]["postal_code"],
+            got["value"]["address"]["country"]) == ("2 Navy Way", "22202", "US")

@@ -89,8 +89,15 @@
     row.appendChild(field('cvc', 'Security code', {placeholder: 'CVC', inputmode: 'numeric',
       autocomplete: 'cc-csc', maxLength: 4}, labelled));
   }
-  var wantsPostal = (KIND === 'card' && !options.hidePostalCode) || KIND === 'payment';
-  if (KIND === 'payment' || KIND === 'address') {
+  // Payment Element `fields.billingDetails`: 'never' (or address / its parts 'never') hides
+  // the country and ZIP inputs; the page then passes them at confirm time.
+  var billingFields = KIND === 'payment' ? ((options.fields || {}).billingDetails || 'auto') : 'auto';
+  var addressFields = billingFields === 'never' ? 'never' : (billingFields.address || 'auto');
+  var countryNever = addressFields === 'never' || addressFields.country === 'never';
+  var postalNever = addressFields === 'never' || addressFields.postalCode === 'never';
+  var wantsPostal = (KIND === 'card' && !options.hidePostalCode) ||
+    (KIND === 'payment' && !postalNever);
+  if ((KIND === 'payment' && !countryNever) || KIND === 'address') {
     if (KIND === 'address') {
       row.appendChild(field('name', 'Full name', {autocomplete: 'name'}, true));
     }

@@ -82,7 +82,8 @@
 
   Element.prototype._frameUrl = function () {
     var opts = {hidePostalCode: !!this._options.hidePostalCode, value: this._options.value,
-                defaultValues: this._options.defaultValues, mode: this._options.mode};
+                defaultValues: this._options.defaultValues, mode: this._options.mode,
+                fields: this._options.fields};
     return hostUrl('js.stripe.com', '/v3/elements/' + this._type + '.html') +
       '?type=' + encodeURIComponent(this._type) + '&id=' + encodeURIComponent(this._id) +
       '&origin=' + encodeURIComponent(location.origin === 'null' ? '*' : location.origin) +
@@ -267,6 +268,52 @@
     });
   };
 
+  // Billing details a Payment Element was told not to collect (`fields.billingDetails`
+  // 'never') must come with the confirm / createPaymentMethod call, as Stripe.js insists.
+  var BILLING_PARTS = {name: ['name'], email: ['email'], phone: ['phone'],
+    address: ['address.line1', 'address.line2', 'address.city', 'address.state',
+              'address.country', 'address.postal_code']};
+  var ADDRESS_PARTS = {line1: 'line1', line2: 'line2', city: 'city', state: 'state',
+    country: 'country', postalCode: 'postal_code'};
+  function neverFields(group) {
+    var el = group && group.getElement('payment');
+    var bd = el && el._options.fields && el._options.fields.billingDetails;
+    if (!bd) return [];
+    var out = [];
+    Object.keys(BILLING_PARTS).forEach(function (k) {
+      var v = bd === 'never' ? 'never' : bd[k];
+      if (v === 'never') { out = out.concat(BILLING_PARTS[k]); return; }
+      if (k === 'address' && v && typeof v === 'object') {
+        Object.keys(ADDRESS_PARTS).forEach(function (part) {
+          if (v[part] === 'never') out.push('address.' + ADDRESS_PARTS[part]);
+        });
+      }
+    });
+    return out;
+  }
+  function missingNeverField(group, billing, method) {
+    var missing = null;
+    neverFields(group).some(function (path) {
+      var node = billing || {};
+      var parts = path.split('.');
+      for (var i = 0; i < parts.length; i++) {
+        if (!node || typeof node !== 'object' || !(parts[i] in node)) { missing = path; return true; }
+        node = node[parts[i]];
+      }
+      return false;
+    });
+    if (!missing) return null;
+    var err = new Error('You specified "never" for fields.billing_details.' + missing +
+      ' when creating the payment Element, but did not pass ' + method +
+      '.billing_details.' + missing + ' when calling ' +
+      (method === 'params' ? 'stripe.createPaymentMethod' :
+        'stripe.confirmPayment or stripe.confirmSetup') +
+      '. If you opt out of collecting data via the payment Element using the fields option, ' +
+      'the data must be passed at confirm-time.');
+    err.name = 'IntegrationError';
+    return err;
+  }
+
   // Card details from the mounted element(s) of a group, as API params.
   function cardParams(group, first) {
     var parts = [];
@@ -395,6 +442,8 @@
       return Promise.resolve(validationError('elements_not_submitted',
         'elements.submit() must be called before stripe.createPaymentMethod().'));
     }
+    var never = group && missingNeverField(group, billing, 'params');
+    if (never) return Promise.reject(never);
     return this._paymentMethodFrom({card: spec.card, billing_details: billing,
       metadata: spec.metadata || (spec.params && spec.params.metadata)}, group).then(function (r) {
       if (r.error) return {error: r.error};
@@ -563,6 +612,11 @@
     }
     var data = confirmParams;
     if (options.paymentMethod) data.payment_method = options.paymentMethod;
+    if (!data.payment_method) {
+      var never = missingNeverField(group, (data.payment_method_data || {}).billing_details,
+                                    'confirmParams.payment_method_data');
+      if (never) return Promise.reject(never);
+    }
     return this._confirm(secret, data, {elements: group, handleActions: true}).then(function (res) {
       if (res.error) return res;
       var intent = res.paymentIntent || res.setupIntent;
