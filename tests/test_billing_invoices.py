@@ -188,15 +188,29 @@ def test_preview_of_a_cycle_reset_matches_the_update(client: stripe.StripeClient
     billed = updated.latest_invoice
     assert [(ln.amount, ln.period.start, ln.period.end) for ln in billed.lines.data] == shape
     assert billed.amount_due == preview.amount_due
-    reset = client.v1.invoices.create_preview(params={
-        "subscription": sub.id, "subscription_details": {"billing_cycle_anchor": {"type": "now"}}})
-    assert (reset.billing_reason, reset.period_start) == ("subscription_update", JAN_1 + 10 * DAY)
-    assert [ln.period.end for ln in reset.lines.data] == [JAN_1 + 375 * DAY]
+    # Resetting the anchor 40 days into that year: a new year in full, and a credit for
+    # the 325 unused days of the old one: 10000 × 325/365 = 8904.1 → 8904.
+    shop.advance(JAN_1 + 50 * DAY)
+    reset = {"billing_cycle_anchor": {"type": "now"}}
+    preview = client.v1.invoices.create_preview(params={
+        "subscription": sub.id, "subscription_details": reset})
+    shape = [(ln.amount, ln.period.start, ln.period.end) for ln in preview.lines.data]
+    assert shape == [(10000, JAN_1 + 50 * DAY, JAN_1 + 415 * DAY),
+                     (-8904, JAN_1 + 50 * DAY, JAN_1 + 375 * DAY)]
+    assert (preview.billing_reason, preview.amount_due) == ("subscription_update", 1096)
+    updated = client.v1.subscriptions.update(sub.id, params={**reset,
+                                                             "expand": ["latest_invoice"]})
+    billed = updated.latest_invoice
+    assert [(ln.amount, ln.period.start, ln.period.end) for ln in billed.lines.data] == shape
+    assert (billed.amount_paid, billed.status) == (1096, "paid")
     with pytest.raises(stripe.InvalidRequestError) as both:
         client.v1.invoices.create_preview(params={"subscription": sub.id, "subscription_details": {
-            "billing_cycle_anchor": {"type": "now"}, "proration_date": JAN_1 + 10 * DAY}})
+            **reset, "proration_date": JAN_1 + 50 * DAY}})
     assert both.value.param == "subscription_details[proration_date]"
     assert "You cannot specify `proration_date` when `billing_cycle_anchor=now`" in str(both.value)
+    with pytest.raises(stripe.InvalidRequestError) as on_update:
+        client.v1.subscriptions.update(sub.id, params={**reset, "proration_date": JAN_1})
+    assert on_update.value.param == "proration_date"
 
 
 @pytest.mark.parametrize(("params", "param"), [

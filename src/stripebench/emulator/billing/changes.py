@@ -29,6 +29,9 @@ def update_subscription(ctx: Ctx, sub: dict[str, Any], params: dict[str, Any]) -
         if extra:
             raise InvalidRequest("A canceled subscription can only update its "
                                  "cancellation_details and metadata.", param=sorted(extra)[0])
+    if _anchor_type(params) == "now" and params.get("proration_date") is not None:
+        raise InvalidRequest("You cannot specify `proration_date` when "
+                             "`billing_cycle_anchor=now`.", param="proration_date")
     before = {k: v for k, v in sub.items() if not k.startswith("_")}
     when = int(params.get("proration_date") or now)
     behavior = params.get("proration_behavior", "create_prorations")
@@ -58,9 +61,7 @@ def update_subscription(ctx: Ctx, sub: dict[str, Any], params: dict[str, Any]) -
     _apply_cancel(sub, params, now)
     billed = None
     trial_end = params.get("trial_end")
-    anchor = params.get("billing_cycle_anchor")
-    if isinstance(anchor, dict):
-        anchor = anchor.get("type")
+    anchor = _anchor_type(params)
     if trial_end == "now" and sub["status"] == "trialing":
         billed = _restart_cycle(cctx, sub, now, "subscription_update")
     elif isinstance(trial_end, int):
@@ -69,6 +70,8 @@ def update_subscription(ctx: Ctx, sub: dict[str, Any], params: dict[str, Any]) -
             subscribing.set_period(cctx, sub, sub["_period"][0], trial_end)
     elif anchor == "now" or _cycle(cctx, sub) != old_cycle:
         _drop_unused_charges(cctx, sub, prorations)
+        if behavior != "none":
+            _credit_unchanged_items(cctx, sub, prorations, now)
         billed = _restart_cycle(cctx, sub, now, "subscription_update")
     elif prorations and behavior == "always_invoice":
         billed = subscribing.invoice_now(cctx, sub,
@@ -160,6 +163,23 @@ def _check_items(ctx: Ctx, sub: dict[str, Any], specs: list[dict[str, Any]]) -> 
         raise InvalidRequest("A subscription must have at least one active plan. To cancel "
                              "a subscription, please use the cancel API endpoint.",
                              param="items")
+
+
+def _anchor_type(params: dict[str, Any]) -> Any:
+    anchor = params.get("billing_cycle_anchor")
+    return anchor.get("type") if isinstance(anchor, dict) else anchor
+
+
+def _credit_unchanged_items(ctx: Ctx, sub: dict[str, Any],
+                            prorations: list[tuple[str, dict[str, Any]]], now: int) -> None:
+    """A cycle reset also credits the unused time of the items this update left alone
+    (the changed ones already have their credit)."""
+    prorated = {item_id for item_id, _ in prorations}
+    for item in subscribing.live_items(ctx, sub):
+        if item["id"] in prorated:
+            continue
+        current = (items.price_of(ctx, item), int(item.get("quantity") or 0))
+        subscribing.proration_items(ctx, sub, item, current, None, now)
 
 
 def _drop_unused_charges(ctx: Ctx, sub: dict[str, Any],

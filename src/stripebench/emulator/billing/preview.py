@@ -139,7 +139,7 @@ def _restart(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any], planned: Planne
              behavior: str) -> dict[str, Any]:
     """The update resets the billing cycle (`billing_cycle_anchor=now`, or a new interval):
     as the update does, the new period starting now is invoiced at once, in full, with
-    only the credits for the unused time of the changed items."""
+    credits for the unused time of the old period (no charges for its remaining time)."""
     now = ctx.now()
     kept = [p for p in planned if not p.get("deleted")]
     end = timing.period_after(kept[0]["price"], now, now)
@@ -155,7 +155,12 @@ def _restart(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any], planned: Planne
                            price=price, quantity=quantity, period=(now, end),
                            subscription=sub["id"], subscription_item=plan["id"])
     if behavior != "none":
-        for change in _changes(ctx, sub, planned):
+        changes = _changes(ctx, sub, planned)
+        # Items the update leaves alone are credited their unused time too.
+        changes += [((p["price"], p["quantity"]), None) for p in kept
+                    if not p.get("new") and p.get("old", (p["price"], p["quantity"])) == (
+                        p["price"], p["quantity"])]
+        for change in changes:
             for spec in subscribing.proration_specs(ctx, sub, change[0], change[1], now):
                 if spec["amount"] < 0:
                     invoicing.add_line(ctx, inv, amount=spec["amount"], proration=True,
