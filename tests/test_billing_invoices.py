@@ -122,6 +122,10 @@ def test_overpayment_goes_to_the_credit_balance(client: stripe.StripeClient) -> 
     assert client.v1.customers.retrieve(shop.customer.id).balance == -500
     kinds = [e.type for e in shop.events()[seen:]]
     assert kinds.index("invoice.overpaid") < kinds.index("invoice.paid")
+    paid_event = next(e for e in shop.events()[seen:] if e.type == "invoice_payment.paid")
+    record = paid_event.data.object
+    assert (record.object, record.invoice, record.amount_paid, record.status) == (
+        "invoice_payment", inv.id, 1500, "paid")
 
 
 def test_paid_out_of_band_cancels_the_invoice_intent(client: stripe.StripeClient) -> None:

@@ -30,7 +30,7 @@ def test_create_charges_the_first_invoice(client: stripe.StripeClient) -> None:
     assert (line.period.start, line.period.end) == (JAN_1, JAN_1 + 31 * DAY)
     types = [e.type for e in shop.events(JAN_1) if e.type.startswith(("customer.sub", "invoice"))]
     assert types == ["customer.subscription.created", "invoice.created", "invoice.finalized",
-                     "invoice.paid", "invoice.payment_succeeded",
+                     "invoice_payment.paid", "invoice.paid", "invoice.payment_succeeded",
                      "customer.subscription.updated"]
     [payment] = client.v1.invoice_payments.list(params={
         "invoice": inv.id, "expand": ["data.payment.payment_intent"]}).data

@@ -178,6 +178,7 @@ def settle_intent(ctx: Ctx, intent_id: str) -> None:
         record["payment"]["charge"] = None
         record["status_transitions"]["paid_at"] = cctx.now()
         cctx.put(record)
+        cctx.emit("invoice_payment.paid", record)
         inv["amount_paid"] = int(inv["amount_paid"]) + record["amount_paid"]
         inv["amount_remaining"] = max(inv["amount_due"] - inv["amount_paid"], 0)
         inv["_charge"] = pi.get("latest_charge")
