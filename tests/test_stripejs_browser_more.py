@@ -307,9 +307,11 @@ def test_deferred_create_payment_method_from_payment_element(
     then the server creates and confirms the PaymentIntent."""
     frame = _open_payment(page, merchant, account, deferred="1")
     _fill_payment(frame, "5555555555554444")
-    _start(page, "createPM")
-    early = _outcome(page)["value"]["error"]
-    assert early["code"] == "elements_not_submitted"
+    later = _intent(client)
+    for call, args in (("createPM", ()), ("confirm", (later.client_secret or "",))):
+        _start(page, call, *args)  # before elements.submit(): Stripe.js throws
+        thrown = _outcome(page)["thrown"]
+        assert thrown.startswith("IntegrationError: elements.submit() must be called before")
     _start(page, "submit")
     assert _result(page) == {}
     page.evaluate("window.run('createPM', {name: 'Deferred Buyer'})")
@@ -393,3 +395,21 @@ def test_address_element_shipping_get_value(page: Any, merchant: Merchant,
     assert got["value"]["name"] == "Grace Hopper"
     assert (got["value"]["address"]["line1"], got["value"]["address"]["postal_code"],
             got["value"]["address"]["country"]) == ("2 Navy Way", "22202", "US")
+
+
+def test_confirm_payment_misuse_is_an_integration_error(page: Any, merchant: Merchant,
+                                                       account: dict[str, str],
+                                                       client: stripe.StripeClient) -> None:
+    pi = _intent(client)
+    _fill_payment(_open_payment(page, merchant, account, secret=pi.client_secret or ""))
+    page.evaluate("""window.__out = undefined; stripe.confirmPayment({elements})
+        .then((value) => { window.__out = {value}; },
+              (err) => { window.__out = {thrown: err.name + ': ' + err.message}; })""")
+    assert _outcome(page)["thrown"] == (
+        "IntegrationError: stripe.confirmPayment(): the `confirmParams.return_url` argument is "
+        "required unless passing `redirect: 'if_required'`")
+    page.evaluate("""window.__out = undefined; payment.destroy(); stripe.confirmPayment({
+        elements, redirect: 'if_required'}).then((value) => { window.__out = {value}; },
+              (err) => { window.__out = {thrown: err.name + ': ' + err.message}; })""")
+    assert "should have a mounted Payment Element" in _outcome(page)["thrown"]
+    assert client.v1.payment_intents.retrieve(pi.id).status == "requires_payment_method"

@@ -53,6 +53,12 @@
     throw new Error('Invalid client secret: ' + secret);
   }
 
+  function integrationError(message) {
+    var err = new Error(message);
+    err.name = 'IntegrationError';
+    return err;
+  }
+
   function validationError(code, message) {
     return {error: {type: 'validation_error', code: code, message: message}};
   }
@@ -303,15 +309,13 @@
       return false;
     });
     if (!missing) return null;
-    var err = new Error('You specified "never" for fields.billing_details.' + missing +
+    return integrationError('You specified "never" for fields.billing_details.' + missing +
       ' when creating the payment Element, but did not pass ' + method +
       '.billing_details.' + missing + ' when calling ' +
       (method === 'params' ? 'stripe.createPaymentMethod' :
         'stripe.confirmPayment or stripe.confirmSetup') +
       '. If you opt out of collecting data via the payment Element using the fields option, ' +
       'the data must be passed at confirm-time.');
-    err.name = 'IntegrationError';
-    return err;
   }
 
   // Card details from the mounted element(s) of a group, as API params.
@@ -439,8 +443,10 @@
     var group = spec.elements || null;
     var billing = spec.billing_details || (spec.params && spec.params.billing_details);
     if (group && !group._submitted && group.getElement('payment')) {
-      return Promise.resolve(validationError('elements_not_submitted',
-        'elements.submit() must be called before stripe.createPaymentMethod().'));
+      return Promise.reject(integrationError('elements.submit() must be called before ' +
+        'createPaymentMethod(). Call elements.submit() as soon as your customer presses pay, ' +
+        'prior to any asynchronous work. Integration guide: ' +
+        'https://stripe.com/docs/payments/accept-a-payment-deferred'));
     }
     var never = group && missingNeverField(group, billing, 'params');
     if (never) return Promise.reject(never);
@@ -594,21 +600,26 @@
     var secret = options.clientSecret || (group && group._options.clientSecret);
     var confirmParams = Object.assign({}, options.confirmParams || {});
     var redirect = options.redirect || 'always';
+    var method = 'stripe.' + (kind === 'setup_intent' ? 'confirmSetup' : 'confirmPayment') + '()';
+    // Misuse is an IntegrationError (a rejected promise), as Stripe.js does it, not a result.
     if (!secret) {
-      return Promise.resolve({error: {type: 'invalid_request_error', code: 'missing_client_secret',
-        message: 'A clientSecret is required: pass it to elements() or to ' +
-          (kind === 'setup_intent' ? 'confirmSetup' : 'confirmPayment') + '().'}});
+      return Promise.reject(integrationError('Invalid value for ' + method + ': clientSecret ' +
+        'should be a client secret of the form ${id}_secret_${secret}. You specified: ' +
+        secret + '.'));
     }
     if (redirect === 'always' && !confirmParams.return_url) {
-      return Promise.resolve({error: {type: 'invalid_request_error', code: 'missing_return_url',
-        message: 'stripe.' + (kind === 'setup_intent' ? 'confirmSetup' : 'confirmPayment') +
-          '(): the `confirmParams.return_url` argument is required unless passing ' +
-          '`redirect: \'if_required\'`'}});
+      return Promise.reject(integrationError(method + ': the `confirmParams.return_url` ' +
+        'argument is required unless passing `redirect: \'if_required\'`'));
+    }
+    if (group && !options.paymentMethod && !group.getElement('payment')) {
+      return Promise.reject(integrationError('Invalid value for ' + method + ': elements ' +
+        'should have a mounted Payment Element or Express Checkout Element.'));
     }
     if (group && !group._options.clientSecret && !group._submitted) {
-      return Promise.resolve(validationError('elements_not_submitted',
-        'elements.submit() must be called before stripe.confirmPayment() when the Elements ' +
-        'group was created without a clientSecret.'));
+      return Promise.reject(integrationError('elements.submit() must be called before ' +
+        method + '. Call elements.submit() as soon as your customer presses pay, prior to ' +
+        'any asynchronous work. Integration guide: ' +
+        'https://stripe.com/docs/payments/accept-a-payment-deferred'));
     }
     var data = confirmParams;
     if (options.paymentMethod) data.payment_method = options.paymentMethod;
