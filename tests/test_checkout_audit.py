@@ -217,3 +217,39 @@ def test_failed_authentication_keeps_the_session_open(emulator: Any,
     assert "We are unable to authenticate your payment method." in text, text
     assert client.v1.checkout.sessions.retrieve(s.id).status == "open"
     assert confirm(emulator.base, s)["complete"]
+
+
+def test_no_cost_order_collects_no_payment_method(emulator: Any,
+                                                  client: stripe.StripeClient) -> None:
+    """Stripe's no-cost orders: nothing due, no payment method, and a Customer is created."""
+    free = price(client, 0, "Sample")
+    s = create(client, mode="payment", line_items=[{"price": free.id, "quantity": 1}])
+    assert s.amount_total == 0
+    assert re.search(r'<div id="payment-method"\s+hidden', httpx.get(s.url).text)
+    done = confirm(emulator.base, s, card={}, billing={})
+    assert done["complete"], done
+    got = client.v1.checkout.sessions.retrieve(s.id, params={"expand": ["customer"]})
+    assert got.payment_status == "no_payment_required" and got.payment_intent is None
+    assert got.customer.email == "jenny@example.com"
+    paid = create(client, mode="payment", line_items=[{"price": price(client, 500).id,
+                                                       "quantity": 1}])
+    assert re.search(r'<div id="payment-method"\s*>', httpx.get(paid.url).text)
+
+
+def test_trial_without_payment_method_collection(emulator: Any,
+                                                 client: stripe.StripeClient) -> None:
+    plan = price(client, 1500, "Plan", recurring={"interval": "month"})
+    s = create(client, mode="subscription", payment_method_collection="if_required",
+               line_items=[{"price": plan.id, "quantity": 1}],
+               subscription_data={"trial_period_days": 7})
+    assert re.search(r'<div id="payment-method"\s+hidden', httpx.get(s.url).text)
+    assert confirm(emulator.base, s, card={}, billing={})["complete"]
+    got = client.v1.checkout.sessions.retrieve(s.id, params={"expand": ["subscription"]})
+    assert got.payment_status == "no_payment_required"
+    assert got.subscription.status == "trialing"
+    assert got.subscription.default_payment_method is None
+    # Without if_required a trial still collects a card (Stripe's default `always`).
+    always = create(client, mode="subscription", line_items=[{"price": plan.id, "quantity": 1}],
+                    subscription_data={"trial_period_days": 7})
+    assert re.search(r'<div id="payment-method"\s*>', httpx.get(always.url).text)
+    assert "card-number" in confirm(emulator.base, always, card={})["errors"]

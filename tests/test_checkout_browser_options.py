@@ -219,3 +219,33 @@ Stripe({account['publishable_key']!r}).initEmbeddedCheckout({{
     frame.get_by_role("button", name="Pay").click()
     page.wait_for_url(f"{shop}/thanks?session_id={session.id}")
     assert client.v1.checkout.sessions.retrieve(session.id).payment_status == "paid"
+
+
+def test_full_discount_code_hides_the_payment_method(page: Page,
+                                                     client: stripe.StripeClient) -> None:
+    item = price(client, 2500, "Workshop seat")
+    coupon = client.v1.coupons.create(params={"percent_off": 100, "duration": "once"})
+    client.v1.promotion_codes.create(params={
+        "promotion": {"type": "coupon", "coupon": coupon.id}, "code": "FREESEAT"})
+    session = client.v1.checkout.sessions.create(params={
+        "mode": "payment", "success_url": SUCCESS, "allow_promotion_codes": True,
+        "line_items": [{"price": item.id, "quantity": 1}]})
+    page.route("https://shop.test/**", lambda route: route.fulfill(
+        body="<h1>Thanks</h1>", content_type="text/html"))
+    page.goto(session.url)
+    expect(page.get_by_label("Card number")).to_be_visible()
+    page.get_by_label("Promotion code").fill("FREESEAT")
+    page.get_by_role("button", name="Apply").click()
+    expect(page.locator("#total")).to_have_text("$0.00")
+    expect(page.get_by_label("Card number")).to_be_hidden()
+    page.get_by_role("button", name="Remove FREESEAT").click()
+    expect(page.get_by_label("Card number")).to_be_visible()
+    page.get_by_label("Promotion code").fill("FREESEAT")
+    page.get_by_role("button", name="Apply").click()
+    expect(page.get_by_label("Card number")).to_be_hidden()
+    page.get_by_label("Email").fill("guest@example.com")
+    page.get_by_role("button", name="Pay").click()
+    page.wait_for_url(f"https://shop.test/success?session_id={session.id}")
+    done = client.v1.checkout.sessions.retrieve(session.id)
+    assert done.payment_status == "no_payment_required" and done.payment_intent is None
+    assert done.customer is not None and done.discounts[0].promotion_code is not None

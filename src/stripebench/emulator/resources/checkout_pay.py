@@ -113,7 +113,8 @@ def pay(ctx: Ctx, session: dict[str, Any], form: dict[str, Any], due: int) -> Ou
     from . import payment_intents
     data = session.get("_payment_intent_data") or {}
     save = bool(form.get("save_payment_method")) or bool(data.get("setup_future_usage"))
-    customer = _ensure_customer(ctx, session, force=save or bool(
+    # A no-cost order always gets a Customer: Stripe has no guest customers for them.
+    customer = _ensure_customer(ctx, session, force=save or due == 0 or bool(
         (session.get("invoice_creation") or {}).get("enabled")))
     if due == 0:
         return finish(ctx, session, "no_payment_required")

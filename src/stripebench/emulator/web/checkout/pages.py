@@ -25,6 +25,8 @@ from ...http import Response
 from ...resources import checkout_cart as cart
 from ...resources import checkout_complete as complete
 from ...resources import checkout_sessions as sessions
+from ...resources.checkout_pay import card_needed
+from ...resources.checkout_totals import cart_items
 from ...versions import LATEST
 from .. import Web, page
 from . import view
@@ -77,9 +79,14 @@ def _models(web: Web, ctx: Ctx, session: dict[str, Any], t: Translator,
     totals = sessions.refresh_totals(ctx, session, country, state)
     merchant = view.merchant_name(ctx, session)
     summary = view.summary(t, ctx, session, totals)
+    due = totals.amount_total if session["mode"] != "setup" else 0
+    # An amount the customer has yet to choose counts as due: the card fields stay.
+    pending = any(item.get("custom") and item.get("custom_amount") is None
+                  for item in cart_items(session))
     return {"t": t, "lang": t.locale, "mode": session["mode"], "summary": summary,
             "head": view.heading(t, ctx, session, summary, merchant), "merchant": merchant,
-            "submit_label": view.submit_label(t, session, summary)}
+            "submit_label": view.submit_label(t, session, summary),
+            "payment_needed": pending or card_needed(session, due)}
 
 
 def _page_base(web: Web, session: dict[str, Any], embedded: bool) -> str:
@@ -211,7 +218,7 @@ def _state(web: Web, session: str) -> Response:
     ctx.put(obj)
     html = ENV.get_template("summary.html").render(**models)
     return Response.json({"summary_html": html, "submit_label": models["submit_label"],
-                          "errors": errors})
+                          "payment_needed": models["payment_needed"], "errors": errors})
 
 
 def _confirm(web: Web, session: str) -> Response:

@@ -66,6 +66,11 @@
       submit.textContent = data.submit_label;
       submit.setAttribute("data-label", data.submit_label);
     }
+    if (data.payment_needed !== undefined) {
+      // A 100%-off code or a free trial with payment_method_collection=if_required: no
+      // payment method is collected while nothing is due.
+      document.getElementById("payment-method").hidden = !data.payment_needed;
+    }
     if (data.errors) showErrors(data.errors);
   }
 
