@@ -506,7 +506,7 @@ def test_subscription_automatic_tax_reaches_the_invoices(emulator: Any, account:
     assert sub.latest_invoice.total_taxes[0].amount == 380  # DE 19% of 20.00 (shipping wins)
 
 
-def test_subscription_anchor_prorates(client: stripe.StripeClient) -> None:
+def test_subscription_anchor_prorates(emulator: Any, client: stripe.StripeClient) -> None:
     monthly = price(client, 3000, "Club", recurring={"interval": "month"})
     now = payment_session(client).created
     base = {"mode": "subscription", "success_url": SUCCESS,
@@ -514,7 +514,13 @@ def test_subscription_anchor_prorates(client: stripe.StripeClient) -> None:
     anchored = client.v1.checkout.sessions.create(params={
         **base, "subscription_data": {"billing_cycle_anchor": now + 15 * 86400}})
     assert 0 < anchored.amount_total < 3000
-    assert anchored.amount_total == round(3000 * (15 * 86400 - 1) / (30 * 86400))
+    # Prorated over the calendar period ending at the anchor (16 Dec → 16 Jan: 31 days),
+    # as the billing engine prorates the first invoice: the session charges what it shows.
+    assert anchored.amount_total == round(3000 * (15 * 86400 - 1) / (31 * 86400))
+    assert confirm(emulator.base, anchored)["complete"]
+    done = client.v1.checkout.sessions.retrieve(anchored.id, params={"expand": ["invoice"]})
+    assert done.invoice.amount_paid == done.amount_total
+    assert abs(done.amount_total - anchored.amount_total) <= 1  # the clock ticked
     deferred = client.v1.checkout.sessions.create(params={
         **base, "subscription_data": {"billing_cycle_anchor": now + 15 * 86400,
                                       "proration_behavior": "none"}})
@@ -677,9 +683,10 @@ def test_billing_cycle_anchor_config(client: stripe.StripeClient) -> None:
         "mode": "subscription", "success_url": SUCCESS,
         "line_items": [{"price": monthly.id, "quantity": 1}],
         "subscription_data": {"billing_cycle_anchor_config": {"day_of_month": 15}}})
-    # Accounts start on 2026-01-01: the anchor is 2026-01-15, 14 of 30 days prorated.
+    # Accounts start on 2026-01-01: the anchor is 2026-01-15, 14 of the 31 days from
+    # 2025-12-15 prorated.
     assert 0 < s.amount_total < 3100
-    assert abs(s.amount_total - round(3100 * 14 / 30)) <= 2
+    assert abs(s.amount_total - round(3100 * 14 / 31)) <= 1
     err = error_of(lambda: client.v1.checkout.sessions.create(params={
         "mode": "subscription", "success_url": SUCCESS,
         "line_items": [{"price": monthly.id, "quantity": 1}],

@@ -92,7 +92,8 @@ def test_page_words_intervals_trials_and_anchors(client: stripe.StripeClient) ->
                       line_items=[{"price": quarterly.id, "quantity": 1}],
                       subscription_data={"billing_cycle_anchor": anchor,
                                          "proration_behavior": "none"})
-    assert "(no proration)" in page_text(deferred.url)
+    text = page_text(deferred.url)
+    assert "(no proration)" in text and "Subscribe" in text and "Start trial" not in text
     configured = create(client, mode="subscription",
                         line_items=[{"price": quarterly.id, "quantity": 1}],
                         subscription_data={"billing_cycle_anchor_config": {"day_of_month": 20}})

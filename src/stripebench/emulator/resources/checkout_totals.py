@@ -17,8 +17,6 @@ from typing import Any
 from .. import tax_table
 from ..context import Ctx
 
-PERIOD_SECONDS = {"day": 86400, "week": 7 * 86400, "month": 30 * 86400, "year": 365 * 86400}
-
 
 @dataclass
 class Line:
@@ -117,6 +115,13 @@ def cart_items(session: dict[str, Any]) -> list[dict[str, Any]]:
             if not i.get("optional") or i.get("added")]
 
 
+def _customer_now(ctx: Ctx, session: dict[str, Any]) -> int:
+    """Now as the billing engine will see it (a customer's test clock, if any)."""
+    from ..billing import timing
+    return timing.for_customer(ctx, session.get("customer")).now() if session.get(
+        "customer") else ctx.now()
+
+
 def first_period_factor(ctx: Ctx, session: dict[str, Any], recurring: dict[str, Any]) -> float:
     """Share of a recurring item's first period charged today (1 = full, 0 = free)."""
     data = session.get("_subscription_data") or {}
@@ -126,9 +131,36 @@ def first_period_factor(ctx: Ctx, session: dict[str, Any], recurring: dict[str, 
     if anchor:
         if data.get("proration_behavior") == "none":
             return 0.0
-        period = PERIOD_SECONDS[recurring["interval"]] * int(recurring.get("interval_count", 1))
-        return max(0.0, min(1.0, (int(anchor) - ctx.now()) / period))
+        remaining, period = _anchor_span(ctx, session, recurring, int(anchor))
+        return max(0.0, min(1.0, remaining / period)) if period else 0.0
     return 1.0
+
+
+def _anchor_span(ctx: Ctx, session: dict[str, Any], recurring: dict[str, Any],
+                 anchor: int) -> tuple[int, int]:
+    """(seconds from now to the anchor, length of the calendar period ending there).
+
+    The billing engine prorates the first invoice over the real period that ends at the
+    anchor (a month before a 16 January anchor is 31 days), so the session does too.
+    """
+    from ..billing import timing
+    start = timing.previous_boundary(anchor, recurring["interval"],
+                                     int(recurring.get("interval_count") or 1), anchor)
+    return max(0, anchor - _customer_now(ctx, session)), anchor - start
+
+
+def first_period_amount(ctx: Ctx, session: dict[str, Any], recurring: dict[str, Any],
+                        full: int) -> int:
+    """What a recurring line costs today: 0 in a trial, prorated up to an anchor."""
+    from ..billing import timing
+    data = session.get("_subscription_data") or {}
+    anchor = data.get("billing_cycle_anchor")
+    if anchor and not (data.get("trial_period_days") or data.get("trial_end")) and data.get(
+            "proration_behavior") != "none":
+        remaining, period = _anchor_span(ctx, session, recurring, int(anchor))
+        return min(full, timing.prorate(full, remaining, period))
+    factor = first_period_factor(ctx, session, recurring)
+    return int(Decimal(full * factor).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 def compute(ctx: Ctx, session: dict[str, Any], country: str | None = None,
@@ -148,9 +180,7 @@ def compute(ctx: Ctx, session: dict[str, Any], country: str | None = None,
             full = line_amount(price, quantity, currency)
         line = Line(item, price, product, unit, quantity, full)
         if subscription and price.get("recurring"):
-            factor = first_period_factor(ctx, session, price["recurring"])
-            line.amount_subtotal = int(Decimal(full * factor).quantize(
-                Decimal(1), rounding=ROUND_HALF_UP))
+            line.amount_subtotal = first_period_amount(ctx, session, price["recurring"], full)
         else:
             line.amount_subtotal = full
         lines.append(line)

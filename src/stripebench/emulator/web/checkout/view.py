@@ -196,8 +196,11 @@ def summary(t: Translator, ctx: Ctx, session: dict[str, Any], totals: Totals) ->
                                        f"{', incl.' if manual['inclusive'] else ''})",
                               "amount_text": t.money(entry["amount"], currency)})
     is_sub = session["mode"] == "subscription"
-    trialing = is_sub and any(first_period_factor(ctx, session, ln.recurring) == 0
-                              for ln in totals.lines if ln.recurring)
+    data = session.get("_subscription_data") or {}
+    # A trial (not an anchor deferring the first charge) makes the button "Start trial".
+    trialing = is_sub and bool(data.get("trial_period_days") or data.get("trial_end")) and any(
+        first_period_factor(ctx, session, ln.recurring) == 0
+        for ln in totals.lines if ln.recurring)
     return {
         "currency": currency.upper(), "lines": lines, "optional": optional,
         "subtotal_text": t.money(totals.amount_subtotal, currency),
