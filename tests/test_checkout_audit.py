@@ -254,3 +254,27 @@ def test_trial_without_payment_method_collection(emulator: Any,
                     subscription_data={"trial_period_days": 7})
     assert re.search(r'<div id="payment-method"\s*>', httpx.get(always.url).text)
     assert "card-number" in confirm(emulator.base, always, card={})["errors"]
+
+
+def test_test_clock_customer_dates_and_prorations(emulator: Any,
+                                                  client: stripe.StripeClient) -> None:
+    """A customer on a test clock: the page's dates and amounts are the clock's."""
+    mar_1 = 1772323200  # 2026-03-01T00:00:00Z, two months after the account's own time
+    clock = client.v1.test_helpers.test_clocks.create(params={"frozen_time": mar_1})
+    customer = client.v1.customers.create(params={"email": "clock@example.com",
+                                                  "test_clock": clock.id})
+    plan = price(client, 3100, "Clocked", recurring={"interval": "month"})
+    trial = create(client, mode="subscription", customer=customer.id,
+                   line_items=[{"price": plan.id, "quantity": 1}],
+                   subscription_data={"trial_period_days": 14})
+    assert "Then $31.00 per month starting March 15, 2026" in page_text(trial.url)
+    assert confirm(emulator.base, trial, email="clock@example.com")["complete"]
+    sub = client.v1.checkout.sessions.retrieve(trial.id, params={"expand": ["subscription"]})
+    assert sub.subscription.trial_end == mar_1 + 14 * 86400
+    anchored = create(client, mode="subscription", customer=customer.id,
+                      line_items=[{"price": plan.id, "quantity": 1}],
+                      subscription_data={"billing_cycle_anchor": mar_1 + 10 * 86400})
+    assert anchored.amount_total == round(3100 * 10 / 28)  # 11 Feb → 11 Mar: 28 days
+    assert confirm(emulator.base, anchored, email="clock@example.com")["complete"]
+    done = client.v1.checkout.sessions.retrieve(anchored.id, params={"expand": ["invoice"]})
+    assert done.invoice.amount_paid == anchored.amount_total == done.amount_total

@@ -115,7 +115,7 @@ def cart_items(session: dict[str, Any]) -> list[dict[str, Any]]:
             if not i.get("optional") or i.get("added")]
 
 
-def _customer_now(ctx: Ctx, session: dict[str, Any]) -> int:
+def customer_now(ctx: Ctx, session: dict[str, Any]) -> int:
     """Now as the billing engine will see it (a customer's test clock, if any)."""
     from ..billing import timing
     return timing.for_customer(ctx, session.get("customer")).now() if session.get(
@@ -146,7 +146,7 @@ def _anchor_span(ctx: Ctx, session: dict[str, Any], recurring: dict[str, Any],
     from ..billing import timing
     start = timing.previous_boundary(anchor, recurring["interval"],
                                      int(recurring.get("interval_count") or 1), anchor)
-    return max(0, anchor - _customer_now(ctx, session)), anchor - start
+    return max(0, anchor - customer_now(ctx, session)), anchor - start
 
 
 def first_period_amount(ctx: Ctx, session: dict[str, Any], recurring: dict[str, Any],

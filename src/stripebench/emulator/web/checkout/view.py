@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...context import Ctx
-from ...resources.checkout_totals import Totals, first_period_factor
+from ...resources.checkout_totals import Totals, customer_now, first_period_factor
 from .countries import country_name
 from .locales import Translator
 
@@ -90,7 +90,7 @@ def _recurring_texts(t: Translator, ctx: Ctx, session: dict[str, Any],
         days = int(data["trial_period_days"])
         out["trial"] = t("days_free", n=days)
         out["then"] = t("then_price_starting", amount=money, interval=interval,
-                        date=t.date(ctx.now() + days * 86400))
+                        date=t.date(customer_now(ctx, session) + days * 86400))
     elif data.get("trial_end"):
         out["trial"] = t("free_until", date=t.date(int(data["trial_end"])))
         out["then"] = t("then_price_starting", amount=money, interval=interval,
