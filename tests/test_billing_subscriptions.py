@@ -299,3 +299,56 @@ def test_renewal_needing_authentication(client: stripe.StripeClient) -> None:
     kinds = [e.type for e in shop.events(JAN_1 + 31 * DAY)]
     assert kinds.index("invoice.payment_failed") < kinds.index(
         "invoice.payment_action_required")
+
+
+def test_automatic_tax_turned_on_by_update(client: stripe.StripeClient) -> None:
+    """`automatic_tax[enabled]` on update taxes the next invoices (CA 7.25% of 20.00 = 145);
+    without a customer location the update is refused and changes nothing."""
+    shop = make_shop(client)
+    price = shop.price(2000)
+    sub = client.v1.subscriptions.create(params={"customer": shop.customer.id,
+                                                 "items": [{"price": price.id}]})
+    with pytest.raises(stripe.InvalidRequestError) as caught:
+        client.v1.subscriptions.update(sub.id, params={
+            "automatic_tax": {"enabled": True}, "items": [{"id": sub["items"].data[0].id,
+                                                           "quantity": 2}]})
+    assert caught.value.code == "customer_tax_location_invalid"
+    unchanged = client.v1.subscriptions.retrieve(sub.id)
+    assert unchanged["items"].data[0].quantity == 1 and not unchanged.automatic_tax.enabled
+    client.v1.customers.update(shop.customer.id, params={
+        "address": {"country": "US", "state": "CA", "postal_code": "94103"}})
+    updated = client.v1.subscriptions.update(sub.id, params={"automatic_tax": {"enabled": True}})
+    assert updated.automatic_tax.enabled is True
+    preview = client.v1.invoices.create_preview(params={"subscription": sub.id})
+    assert (preview.total, [t.amount for t in preview.total_taxes]) == (2145, [145])
+    shop.advance(JAN_1 + 31 * DAY + 2 * 3600)
+    renewal = client.v1.subscriptions.retrieve(sub.id, params={"expand": ["latest_invoice"]})
+    invoice = renewal.latest_invoice
+    assert (invoice.billing_reason, invoice.status, invoice.amount_paid) == (
+        "subscription_cycle", "paid", 2145)
+    assert invoice.automatic_tax.enabled and invoice.lines.data[0].taxes[0].amount == 145
+
+
+@pytest.mark.parametrize(("params", "param"), [
+    ({"default_tax_rates": ["txr_x"]}, "default_tax_rates"),
+    ({"application_fee_percent": 10}, "application_fee_percent"),
+    ({"billing_mode": {"type": "flexible"}}, "billing_mode[type]"),
+    ({"pending_invoice_item_interval": {"interval": "week"}}, "pending_invoice_item_interval"),
+])
+def test_unapplied_subscription_params_fail_loudly(client: stripe.StripeClient,
+                                                   params: dict[str, object],
+                                                   param: str) -> None:
+    shop = make_shop(client)
+    price = shop.price(1000)
+    with pytest.raises(stripe.InvalidRequestError) as on_create:
+        client.v1.subscriptions.create(params={  # type: ignore[arg-type]
+            "customer": shop.customer.id, "items": [{"price": price.id}], **params})
+    assert (on_create.value.code, on_create.value.param) == ("emulator_unsupported", param)
+    assert client.v1.subscriptions.list(params={"status": "all"}).data == []
+    sub = client.v1.subscriptions.create(params={"customer": shop.customer.id,
+                                                 "items": [{"price": price.id}]})
+    with pytest.raises(stripe.InvalidRequestError) as on_update:
+        client.v1.subscriptions.update(sub.id, params=params)  # type: ignore[arg-type]
+    # billing_mode is not an update parameter at all (Stripe's unknown-parameter 400).
+    expected = "parameter_unknown" if "billing_mode" in params else "emulator_unsupported"
+    assert on_update.value.code == expected

@@ -32,6 +32,10 @@ def update_subscription(ctx: Ctx, sub: dict[str, Any], params: dict[str, Any]) -
     if _anchor_type(params) == "now" and params.get("proration_date") is not None:
         raise InvalidRequest("You cannot specify `proration_date` when "
                              "`billing_cycle_anchor=now`.", param="proration_date")
+    tax = None
+    if "automatic_tax" in params:  # checked before anything changes
+        from ..resources.subscriptions import _automatic_tax
+        tax = _automatic_tax(params, cctx.get(sub["customer"], "customer"))
     before = {k: v for k, v in sub.items() if not k.startswith("_")}
     when = int(params.get("proration_date") or now)
     behavior = params.get("proration_behavior", "create_prorations")
@@ -57,6 +61,8 @@ def update_subscription(ctx: Ctx, sub: dict[str, Any], params: dict[str, Any]) -
             **params["trial_settings"]["end_behavior"]}}
     if "pause_collection" in params:
         sub["pause_collection"] = params["pause_collection"]
+    if tax is not None:  # applies from the next invoice on
+        sub["automatic_tax"] = tax
     from ..resources.subscriptions import _apply_cancel
     _apply_cancel(sub, params, now)
     billed = None

@@ -13,7 +13,7 @@ from ..billing import collect, invoicing, items, subscribing, taxes, timing
 from ..billing import versions as _billing_versions  # noqa: F401 - registers version changes
 from ..billing.discounts import make_discounts
 from ..context import Ctx
-from ..errors import CardError, InvalidRequest
+from ..errors import CardError, InvalidRequest, Unsupported
 from ..events import changed
 from ..listing import paginate
 from ..router import api
@@ -266,8 +266,25 @@ def _apply_cancel(sub: dict[str, Any], params: dict[str, Any], now: int) -> None
 
 # ------------------------------------------------------------------ API
 
+# Parameters the engine would not apply: refused rather than silently ignored.
+UNSUPPORTED = ("application_fee_percent", "backdate_start_date", "billing_cycle_anchor_config",
+               "billing_schedules", "billing_thresholds", "customer_account", "default_source",
+               "default_tax_rates", "on_behalf_of", "pending_invoice_item_interval",
+               "transfer_data")
+UNSUPPORTED_ON_UPDATE = ("add_invoice_items", "trial_from_plan")
+
+
+def refuse_unsupported(params: dict[str, Any], names: tuple[str, ...] = UNSUPPORTED) -> None:
+    for name in names:
+        if params.get(name) not in (None, "", [], {}, False):
+            raise Unsupported(f"`{name}` on subscriptions", param=name)
+    if (params.get("billing_mode") or {}).get("type") not in (None, "classic"):
+        raise Unsupported("flexible billing mode", param="billing_mode[type]")
+
+
 @api("POST", "/v1/subscriptions")
 def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    refuse_unsupported(params)
     return create_subscription(ctx, params)
 
 
@@ -280,6 +297,7 @@ def retrieve(ctx: Ctx, params: dict[str, Any], subscription_exposed_id: str) -> 
 def update(ctx: Ctx, params: dict[str, Any], subscription_exposed_id: str) -> dict[str, Any]:
     from ..billing.changes import update_subscription
     sub = ctx.get(subscription_exposed_id, "subscription")
+    refuse_unsupported(params, UNSUPPORTED + UNSUPPORTED_ON_UPDATE)
     return update_subscription(ctx, sub, params)
 
 
