@@ -22,6 +22,7 @@ from stripebench.harness.task import load_task
 
 TASK = Path(__file__).resolve().parent.parent / "tasks" / "checkout-gym"
 sys.path.insert(0, str(TASK / "tests"))
+sys.path.insert(0, str(TASK / "solution"))
 import canonical  # noqa: E402
 import generate  # noqa: E402
 
