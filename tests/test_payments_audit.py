@@ -202,3 +202,35 @@ def test_version_boundary_embeds_only_the_latest_charge(client: stripe.StripeCli
     assert (refunds["total_count"], [r["amount"] for r in refunds["data"]]) == (2, [101, 100])
     everything = client.v1.charges.list(params={"payment_intent": pi.id})
     assert [c.status for c in everything.data] == ["succeeded", "failed"]
+
+
+def test_publishable_key_sees_only_the_public_fields(client: stripe.StripeClient,
+                                                     account: dict[str, str],
+                                                     emulator: Any) -> None:
+    """Stripe returns only the "retrievable with publishable key" fields to Stripe.js: a
+    return_url page cannot read the intent's customer, metadata or charge."""
+    customer = client.v1.customers.create()
+    pi = client.v1.payment_intents.create(params={
+        "amount": 2000, "currency": "usd", "customer": customer.id,
+        "metadata": {"order": "9"}, **CARD_ONLY})  # type: ignore[typeddict-item]
+    pk = {"Authorization": f"Bearer {account['publishable_key']}"}
+    seen = httpx.get(f"{emulator.base}/v1/payment_intents/{pi.id}", headers=pk,
+                     params={"client_secret": pi.client_secret}).json()
+    assert seen["status"] == "requires_payment_method" and seen["amount"] == 2000
+    assert seen["client_secret"] == pi.client_secret
+    for hidden in ("customer", "metadata", "latest_charge", "amount_received"):
+        assert hidden not in seen
+    declined = httpx.post(f"{emulator.base}/v1/payment_intents/{pi.id}/confirm", headers=pk,
+                          data={"client_secret": pi.client_secret,
+                                "payment_method": "pm_card_chargeDeclined"}).json()["error"]
+    assert declined["decline_code"] == "generic_decline"
+    assert declined["payment_intent"]["last_payment_error"]["code"] == "card_declined"
+    assert "customer" not in declined["payment_intent"]
+    full = client.v1.payment_intents.retrieve(pi.id)  # the secret key still sees everything
+    assert full.customer == customer.id and full.metadata.to_dict() == {"order": "9"}
+    si = client.v1.setup_intents.create(params={"customer": customer.id,
+                                                "metadata": {"k": "v"}})
+    seen_si = httpx.get(f"{emulator.base}/v1/setup_intents/{si.id}", headers=pk,
+                        params={"client_secret": si.client_secret}).json()
+    assert (seen_si["status"], seen_si["usage"]) == ("requires_payment_method", "off_session")
+    assert "customer" not in seen_si and "metadata" not in seen_si

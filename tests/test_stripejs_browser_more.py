@@ -217,6 +217,7 @@ def test_retrieve_intents_with_the_client_secret(page: Any, merchant: Merchant,
     setup = _result(page)["setupIntent"]
     assert (setup["id"], setup["status"]) == (si.id, "requires_payment_method")
     assert setup["client_secret"] == si.client_secret
+    assert "customer" not in setup  # only the publishable-key fields reach the browser
     pi = _intent(client)
     _start(page, "retrievePI", (pi.client_secret or "")[:-4] + "xxxx")
     error = _result(page)["error"]

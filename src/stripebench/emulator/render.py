@@ -81,12 +81,32 @@ def expand_tree(paths: list[str]) -> dict[str, Any]:
     return tree
 
 
+# What a publishable key sees of an intent (Stripe's "retrievable with publishable key"
+# fields); the rest (customer, metadata, latest_charge, amount_received, ...) is left out.
+PUBLISHABLE_FIELDS: dict[str, frozenset[str]] = {
+    "payment_intent": frozenset((
+        "id", "object", "amount", "automatic_payment_methods", "canceled_at",
+        "cancellation_reason", "capture_method", "client_secret", "confirmation_method",
+        "created", "currency", "description", "last_payment_error", "livemode", "next_action",
+        "payment_method", "payment_method_types", "processing", "receipt_email",
+        "setup_future_usage", "shipping", "status")),
+    "setup_intent": frozenset((
+        "id", "object", "cancellation_reason", "client_secret", "created", "description",
+        "last_setup_error", "livemode", "next_action", "payment_method", "payment_method_types",
+        "status", "usage")),
+}
+
+
 def render(ctx: Ctx, obj: dict[str, Any], expand: list[str] | None = None) -> dict[str, Any]:
     out = public_copy(obj)
     if expand:
         _expand(ctx, obj, out, expand_tree(expand), "")
     if versions.has_downgrades(ctx.version):
         _downgrade_tree(ctx, out)
+    visible = PUBLISHABLE_FIELDS.get(str(out.get("object"))) \
+        if ctx.key_kind == "publishable" else None
+    if visible is not None:
+        out = {k: v for k, v in out.items() if k in visible}
     return out
 
 
