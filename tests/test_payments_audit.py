@@ -234,3 +234,20 @@ def test_publishable_key_sees_only_the_public_fields(client: stripe.StripeClient
                         params={"client_secret": si.client_secret}).json()
     assert (seen_si["status"], seen_si["usage"]) == ("requires_payment_method", "off_session")
     assert "customer" not in seen_si and "metadata" not in seen_si
+
+
+def test_pending_funds_become_available_after_two_days(client: stripe.StripeClient,
+                                                       account: dict[str, str],
+                                                       emulator: Any) -> None:
+    pi = _pay(client, "pm_card_visa", amount=10000)
+    txn = client.v1.balance_transactions.retrieve(
+        str(client.v1.charges.retrieve(str(pi.latest_charge)).balance_transaction))
+    assert txn.status == "pending" and txn.available_on - txn.created >= 2 * 86400 - 5
+    before = client.v1.balance.retrieve()
+    assert (before.available[0].amount, before.pending[0].amount) == (0, 10000 - 320)
+    clock = httpx.post(f"{emulator.base}/_emulator/accounts/{account['id']}/clock",
+                       json={"to": txn.available_on})
+    assert clock.status_code == 200
+    after = client.v1.balance.retrieve()
+    assert (after.available[0].amount, after.pending[0].amount) == (10000 - 320, 0)
+    assert client.v1.balance_transactions.retrieve(txn.id).status == "available"

@@ -414,3 +414,23 @@ def test_confirm_payment_misuse_is_an_integration_error(page: Any, merchant: Mer
               (err) => { window.__out = {thrown: err.name + ': ' + err.message}; })""")
     assert "should have a mounted Payment Element" in _outcome(page)["thrown"]
     assert client.v1.payment_intents.retrieve(pi.id).status == "requires_payment_method"
+
+
+def test_save_card_while_paying_and_bare_confirm(page: Any, merchant: Merchant,
+                                                 account: dict[str, str],
+                                                 client: stripe.StripeClient) -> None:
+    """confirmCardPayment with setup_future_usage from the page saves the card to the
+    intent's customer; a later intent with that card confirms with no data at all."""
+    customer = client.v1.customers.create(params={"email": "keep@example.com"})
+    pi = _intent(client, customer=customer.id)
+    _fill_card(_open(page, merchant, account), "5555555555554444")
+    _start(page, "paySave", pi.client_secret or "")
+    paid = _result(page)["paymentIntent"]
+    assert (paid["status"], paid["setup_future_usage"]) == ("succeeded", "off_session")
+    saved = client.v1.customers.payment_methods.list(customer.id).data
+    assert [m.card.last4 for m in saved if m.card] == ["4444"]
+    again = _intent(client, customer=customer.id, payment_method=saved[0].id)
+    assert again.status == "requires_confirmation"
+    _start(page, "payBare", again.client_secret or "")
+    assert _result(page)["paymentIntent"]["status"] == "succeeded"
+    assert client.v1.payment_intents.retrieve(again.id).status == "succeeded"
