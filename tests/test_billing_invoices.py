@@ -128,6 +128,47 @@ def test_overpayment_goes_to_the_credit_balance(client: stripe.StripeClient) -> 
         "invoice_payment", inv.id, 1500, "paid")
 
 
+def test_credit_balance_is_applied_at_finalization(client: stripe.StripeClient) -> None:
+    """A negative invoice (canceling with prorations, invoiced now) becomes credit; the next
+    invoice uses it at finalization; voiding that invoice gives the credit back."""
+    shop = make_shop(client)
+    price = shop.price(3100)
+    sub = client.v1.subscriptions.create(params={"customer": shop.customer.id,
+                                                 "items": [{"price": price.id}]})
+    shop.advance(JAN_1 + 10 * DAY)
+    canceled = client.v1.subscriptions.cancel(sub.id, params={
+        "prorate": True, "invoice_now": True, "expand": ["latest_invoice"]})
+    negative = canceled.latest_invoice  # 21 of 31 days unused: 3100 × 21/31 = 2100
+    assert (negative.total, negative.amount_due, negative.status) == (-2100, 0, "paid")
+    assert (negative.starting_balance, negative.ending_balance) == (0, -2100)
+    assert client.v1.customers.retrieve(shop.customer.id).balance == -2100
+
+    def invoice_of(amount: int) -> stripe.Invoice:
+        inv = client.v1.invoices.create(params={"customer": shop.customer.id,
+                                                "collection_method": "send_invoice",
+                                                "days_until_due": 7})
+        client.v1.invoice_items.create(params={"customer": shop.customer.id, "invoice": inv.id,
+                                               "amount": amount, "currency": "usd"})
+        assert client.v1.invoices.create_preview(params={
+            "customer": shop.customer.id,
+            "subscription_details": {"items": [{"price": price.id}]}}).starting_balance == \
+            client.v1.customers.retrieve(shop.customer.id).balance
+        return client.v1.invoices.finalize_invoice(inv.id)
+
+    first = invoice_of(1500)  # fully covered by the credit: paid as it is finalized
+    assert (first.amount_due, first.status, first.starting_balance, first.ending_balance) == (
+        0, "paid", -2100, -600)
+    second = invoice_of(1000)  # the last 600 of credit: 400 left to pay
+    assert (second.amount_due, second.status, second.ending_balance) == (400, "open", 0)
+    assert client.v1.customers.retrieve(shop.customer.id).balance == 0
+    client.v1.invoices.void_invoice(second.id)
+    assert client.v1.customers.retrieve(shop.customer.id).balance == -600
+    kinds = [(t.type, t.amount) for t in reversed(
+        client.v1.customers.balance_transactions.list(shop.customer.id).data)]
+    assert kinds == [("applied_to_invoice", -2100), ("applied_to_invoice", 1500),
+                     ("applied_to_invoice", 600), ("unapplied_from_invoice", -600)]
+
+
 def test_paid_out_of_band_cancels_the_invoice_intent(client: stripe.StripeClient) -> None:
     """A charge_automatically invoice marked paid outside Stripe: no charge, its
     PaymentIntent and default InvoicePayment are canceled, only invoice.paid is sent."""

@@ -40,7 +40,7 @@ def finalize(ctx: Ctx, inv: dict[str, Any]) -> dict[str, Any]:
     inv["automatically_finalizes_at"] = None
     inv["hosted_invoice_url"] = ctx.url("invoice.stripe.com", f"/i/{inv['id']}")
     inv["invoice_pdf"] = ctx.url("pay.stripe.com", f"/invoice/{inv['id']}/pdf")
-    inv["amount_due"] = max(inv["total"], 0)
+    _apply_customer_balance(ctx, inv, customer)
     inv["amount_remaining"] = inv["amount_due"]
     if inv["collection_method"] == "send_invoice" and not inv.get("due_date"):
         inv["due_date"] = now + int(inv.get("days_until_due") or 30) * timing.DAY
@@ -65,6 +65,28 @@ def finalize(ctx: Ctx, inv: dict[str, Any]) -> dict[str, Any]:
     if inv["amount_due"] == 0:
         _mark_paid(ctx, inv)
     return inv
+
+
+def balance_for(customer: dict[str, Any], currency: str) -> int:
+    """The customer's balance an invoice in `currency` can use (negative = credit)."""
+    if customer.get("currency") not in (None, currency):
+        return 0
+    return int(customer.get("balance") or 0)
+
+
+def _apply_customer_balance(ctx: Ctx, inv: dict[str, Any], customer: dict[str, Any]) -> None:
+    """At finalization the customer's balance is applied, as Stripe does: a credit lowers
+    `amount_due` (a debit raises it), and a negative total becomes credit. The change is an
+    `applied_to_invoice` balance transaction; `starting_balance` / `ending_balance` record it."""
+    start = balance_for(customer, inv["currency"]) if customer else 0
+    due = int(inv["total"]) + start
+    inv["starting_balance"] = start
+    inv["ending_balance"] = min(due, 0)
+    inv["amount_due"] = max(due, 0)
+    if customer and inv["ending_balance"] != start:
+        from ..resources.customers import record_balance_transaction
+        record_balance_transaction(ctx, customer, inv["ending_balance"] - start, inv["currency"],
+                                   type_="applied_to_invoice", invoice=inv["id"])
 
 
 def _description(inv: dict[str, Any]) -> str:
@@ -239,6 +261,12 @@ def void(ctx: Ctx, inv: dict[str, Any]) -> None:
     inv["status"] = "void"
     inv["status_transitions"]["voided_at"] = ctx.now()
     inv["next_payment_attempt"] = None
+    moved = int(inv.get("ending_balance") or 0) - int(inv.get("starting_balance") or 0)
+    customer = ctx.maybe(inv["customer"], "customer")
+    if moved and customer is not None:
+        from ..resources.customers import record_balance_transaction
+        record_balance_transaction(ctx, customer, -moved, inv["currency"],
+                                   type_="unapplied_from_invoice", invoice=inv["id"])
     _cancel_open_payments(ctx, inv, "void_invoice", every_intent=True)
     ctx.put(inv)
     ctx.emit("invoice.voided", inv)

@@ -253,6 +253,12 @@ def _pending(ctx: Ctx, inv: dict[str, Any], sub_id: str) -> None:
 
 def _finish(ctx: Ctx, inv: dict[str, Any]) -> dict[str, Any]:
     invoicing.recompute(ctx, inv)
+    # The customer's balance would be applied at finalization (nothing is recorded here).
+    from .collect import balance_for
+    start = balance_for(ctx.get(inv["customer"], "customer"), inv["currency"])
+    inv["starting_balance"] = start
+    inv["ending_balance"] = min(int(inv["total"]) + start, 0)
+    inv["amount_due"] = inv["amount_remaining"] = max(int(inv["total"]) + start, 0)
     inv["id"] = "upcoming_" + inv["id"]
     inv["lines"]["url"] = "/v1/invoices/upcoming/lines"
     inv["automatically_finalizes_at"] = None
