@@ -251,3 +251,50 @@ def test_pending_funds_become_available_after_two_days(client: stripe.StripeClie
     after = client.v1.balance.retrieve()
     assert (after.available[0].amount, after.pending[0].amount) == (10000 - 320, 0)
     assert client.v1.balance_transactions.retrieve(txn.id).status == "available"
+
+
+def _approve(intent: Any) -> None:
+    url = intent.next_action.redirect_to_url.url
+    assert httpx.post(str(url), data={"outcome": "approve"}).status_code == 302
+
+
+def test_declined_after_authentication_cards(client: stripe.StripeClient,
+                                             account: dict[str, str], emulator: Any) -> None:
+    """pm_card_authenticationRequiredChargeDeclinedInsufficientFunds (4000008260003178):
+    3DS passes, the payment is declined for insufficient funds; set up, it saves, and
+    off-session payments are declined the same way. 4000008400001629: 3DS, then a generic
+    decline."""
+    name = "pm_card_authenticationRequiredChargeDeclinedInsufficientFunds"
+    pi = _pay(client, name, return_url="https://shop.test/back")
+    assert pi.status == "requires_action"
+    _approve(pi)
+    after = client.v1.payment_intents.retrieve(pi.id)
+    assert after.status == "requires_payment_method"
+    assert after.last_payment_error is not None
+    assert after.last_payment_error.decline_code == "insufficient_funds"
+    pm = client.v1.payment_methods.retrieve(
+        str(after.last_payment_error.payment_method.id))  # type: ignore[union-attr]
+    assert pm.card is not None and pm.card.last4 == "3178"
+    customer = client.v1.customers.create()
+    si = client.v1.setup_intents.create(params={
+        "customer": customer.id, "payment_method": name, "confirm": True,
+        "return_url": "https://shop.test/saved", **CARD_ONLY})
+    assert si.status == "requires_action"
+    _approve(si)
+    saved = client.v1.setup_intents.retrieve(si.id)
+    assert saved.status == "succeeded"
+    with pytest.raises(stripe.CardError) as caught:
+        _pay(client, str(saved.payment_method), customer=customer.id, off_session=True)
+    assert caught.value.error is not None
+    assert caught.value.error.decline_code == "insufficient_funds"
+    created = httpx.post(f"{emulator.base}/v1/payment_methods", headers={
+        "Authorization": f"Bearer {account['publishable_key']}"}, data={
+        "type": "card", "card[number]": "4000008400001629", "card[exp_month]": "12",
+        "card[exp_year]": "2040", "card[cvc]": "123"}).json()
+    other = _pay(client, created["id"], return_url="https://shop.test/back")
+    assert other.status == "requires_action"
+    _approve(other)
+    failed = client.v1.payment_intents.retrieve(other.id)
+    assert failed.last_payment_error is not None
+    assert (failed.status, failed.last_payment_error.decline_code) == (
+        "requires_payment_method", "generic_decline")

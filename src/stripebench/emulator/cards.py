@@ -32,6 +32,8 @@ class TestCard:
     decline: Decline | None = None
     # 3DS: "none" | "required" (on session; off-session works after setup) | "always"
     three_d_secure: str = "none"
+    # Declines every payment once authentication is out of the way (the challenge passed or
+    # the card was set up for off-session use); SetupIntents still succeed.
     decline_after_auth: Decline | None = None
     dispute: str | None = None  # dispute reason filed after a successful charge
     bypass_pending: bool = False  # funds go straight to the available balance
@@ -128,6 +130,9 @@ NUMBERS: dict[str, TestCard] = {c.number: c for c in (
     TestCard("4000000000003220", "visa", three_d_secure="always"),
     TestCard("4000000000003063", "visa", three_d_secure="always"),
     TestCard("4000008400001629", "visa", three_d_secure="always", decline_after_auth=GENERIC),
+    # Authenticates (or sets up) fine, then every payment is declined for insufficient funds.
+    TestCard("4000008260003178", "visa", three_d_secure="required",
+             decline_after_auth=INSUFFICIENT),
     TestCard("4000000000003055", "visa"),
     # Disputes, balance, refunds
     TestCard("4000000000000259", "visa", dispute="fraudulent"),
@@ -195,7 +200,7 @@ _NAMED: dict[str, str] = {
     "threeDSecure2Required": "4000000000003220",
     "threeDSecureRequired": "4000000000003063",
     "threeDSecureOptional": "4000000000003055",
-    "authenticationRequiredChargeDeclinedInsufficientFunds": "4000008400001629",
+    "authenticationRequiredChargeDeclinedInsufficientFunds": "4000008260003178",
     "refundFail": "4000000000005126",
 }
 PM_IDS: dict[str, TestCard] = {f"pm_card_{k}": NUMBERS[v] for k, v in _NAMED.items()}

@@ -234,6 +234,8 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     if test.three_d_secure == "always":
         from ..cards import AUTH_REQUIRED
         decline = AUTH_REQUIRED
+    elif test.decline_after_auth:
+        decline = test.decline_after_auth
     charge = attempt(ctx, amount=amount, currency=str(params["currency"]).lower(), pm=pm,
                      decline=decline, capture=params.get("capture", True),
                      customer=params.get("customer"), description=params.get("description"),

@@ -171,7 +171,7 @@ def process(ctx: Ctx, pi: dict[str, Any], pm: dict[str, Any], before: dict[str, 
     test = payment_methods.test_card(pm)
     decline = test.decline
     authenticated = pi.get("_authenticated") == pm["id"]
-    if authenticated and test.decline_after_auth:
+    if test.decline_after_auth:  # reached only past any challenge the card needs
         decline = test.decline_after_auth
     if decline is not None:
         return _decline(ctx, pi, pm, decline, before, raise_error=raise_error)
