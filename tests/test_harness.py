@@ -152,7 +152,10 @@ def test_resume_after_kill_9(tmp_path: Path) -> None:
     while not first.exists():
         assert time.monotonic() < deadline, "the first trial never finished"
         time.sleep(0.1)
-    time.sleep(0.5)  # the second trial is now in flight
+    second = out / "trials" / "fixture-shop" / "2"
+    while not second.exists():  # the second trial is now in flight (its agent sleeps 1.5 s)
+        assert time.monotonic() < deadline, "the second trial never started"
+        time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     before = first.read_text()
