@@ -298,3 +298,22 @@ def test_declined_after_authentication_cards(client: stripe.StripeClient,
     assert failed.last_payment_error is not None
     assert (failed.status, failed.last_payment_error.decline_code) == (
         "requires_payment_method", "generic_decline")
+
+
+def test_already_set_up_card_skips_3ds_off_session(client: stripe.StripeClient) -> None:
+    """pm_card_authenticationRequiredSetupForOffSession (4000003800000446): on-session
+    payments need 3DS, off-session ones succeed without any prior setup."""
+    name = "pm_card_authenticationRequiredSetupForOffSession"
+    on_session = _pay(client, name, return_url="https://shop.test/back")
+    assert on_session.status == "requires_action"
+    customer = client.v1.customers.create()
+    pm = client.v1.payment_methods.attach(name, params={"customer": customer.id})
+    assert pm.card is not None and pm.card.last4 == "0446"
+    off = _pay(client, pm.id, customer=customer.id, off_session=True)
+    assert off.status == "succeeded"
+    # The "authenticate unless set up" card is refused off session until it is set up.
+    plain = client.v1.payment_methods.attach("pm_card_authenticationRequiredOnSetup",
+                                             params={"customer": customer.id})
+    with pytest.raises(stripe.CardError) as caught:
+        _pay(client, plain.id, customer=customer.id, off_session=True)
+    assert caught.value.code == "authentication_required"

@@ -36,6 +36,7 @@ class TestCard:
     # the card was set up for off-session use); SetupIntents still succeed.
     decline_after_auth: Decline | None = None
     dispute: str | None = None  # dispute reason filed after a successful charge
+    set_up: bool = False  # 3DS "required" card that acts as if set up for off-session use
     bypass_pending: bool = False  # funds go straight to the available balance
     refund_fails: bool = False
     cvc_check: str = "pass"
@@ -126,7 +127,8 @@ NUMBERS: dict[str, TestCard] = {c.number: c for c in (
     # 3D Secure
     TestCard("4000002500003155", "visa", three_d_secure="required"),
     TestCard("4000002760003184", "visa", three_d_secure="always"),
-    TestCard("4000003800000446", "visa", three_d_secure="required"),
+    # "Already set up": on-session payments authenticate, off-session ones go through.
+    TestCard("4000003800000446", "visa", three_d_secure="required", set_up=True),
     TestCard("4000000000003220", "visa", three_d_secure="always"),
     TestCard("4000000000003063", "visa", three_d_secure="always"),
     TestCard("4000008400001629", "visa", three_d_secure="always", decline_after_auth=GENERIC),
@@ -196,7 +198,7 @@ _NAMED: dict[str, str] = {
     "avsFail": "4000000000000010",
     "authenticationRequired": "4000002760003184",
     "authenticationRequiredOnSetup": "4000002500003155",
-    "authenticationRequiredSetupForOffSession": "4000002500003155",
+    "authenticationRequiredSetupForOffSession": "4000003800000446",
     "threeDSecure2Required": "4000000000003220",
     "threeDSecureRequired": "4000000000003063",
     "threeDSecureOptional": "4000000000003055",

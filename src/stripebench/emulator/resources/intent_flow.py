@@ -69,7 +69,7 @@ def needs_authentication(intent: dict[str, Any], pm: dict[str, Any], off_session
     if test.three_d_secure == "required":
         # Set up for off-session use (SetupIntent or setup_future_usage): later
         # merchant-initiated payments go through without a challenge.
-        return not (off_session and pm.get("_offsession_ready"))
+        return not (off_session and (pm.get("_offsession_ready") or test.set_up))
     return requested in ("any", "challenge") and not off_session
 
 
