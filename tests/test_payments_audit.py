@@ -317,3 +317,16 @@ def test_already_set_up_card_skips_3ds_off_session(client: stripe.StripeClient) 
     with pytest.raises(stripe.CardError) as caught:
         _pay(client, plain.id, customer=customer.id, off_session=True)
     assert caught.value.code == "authentication_required"
+
+
+def test_radar_cards_are_blocked(client: stripe.StripeClient) -> None:
+    for name, last4 in (("pm_card_radarBlock", "0019"), ("pm_card_riskLevelHighest", "4954")):
+        with pytest.raises(stripe.CardError) as caught:
+            _pay(client, name)
+        err = caught.value.error
+        assert err is not None and err.decline_code == "fraudulent"
+        assert err.payment_method is not None and err.payment_method.card is not None
+        assert err.payment_method.card.last4 == last4
+        charge = client.v1.charges.retrieve(str(err.charge))
+        assert charge.outcome is not None
+        assert (charge.outcome.type, charge.outcome.risk_level) == ("blocked", "highest")

@@ -191,7 +191,7 @@ _NAMED: dict[str, str] = {
     "chargeDeclinedVelocityLimitExceeded": "4000000000006975",
     "chargeDeclinedFraudulent": "4100000000000019",
     "visa_chargeDeclinedFraudulent": "4100000000000019",
-    "riskLevelHighest": "4100000000000019",
+    "riskLevelHighest": "4000000000004954",
     "radarBlock": "4100000000000019",
     "chargeCustomerFail": "4000000000000341",
     "cvcCheckFail": "4000000000000101",
