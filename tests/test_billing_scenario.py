@@ -24,7 +24,10 @@ def test_trial_renewals_failure_recovery_cancellation(client: stripe.StripeClien
         "customer": shop.customer.id, "items": [{"price": price.id}], "trial_period_days": 7})
     assert sub.status == "trialing"
 
-    shop.advance(at(3, 8, 2))  # trial ends Jan 8; renewals Jan 8, Feb 8, Mar 8
+    # Trial ends Jan 8; renewals Jan 8, Feb 8, Mar 8 (a clock moves at most two of its
+    # shortest subscription's intervals per advance, as in Stripe).
+    shop.advance(at(2, 8, 2))
+    shop.advance(at(3, 8, 2))
     assert client.v1.subscriptions.retrieve(sub.id).status == "active"
     shop.use_card(FAILING_CARD)
     shop.advance(at(4, 12))  # Apr 8 renewal declines, the Apr 11 retry too

@@ -352,3 +352,30 @@ def test_unapplied_subscription_params_fail_loudly(client: stripe.StripeClient,
     # billing_mode is not an update parameter at all (Stripe's unknown-parameter 400).
     expected = "parameter_unknown" if "billing_mode" in params else "emulator_unsupported"
     assert on_update.value.code == expected
+
+
+def test_clock_advances_at_most_two_intervals(client: stripe.StripeClient) -> None:
+    """Stripe's limit per advance: two intervals of the shortest live subscription on the
+    clock, or two years without one."""
+    shop = make_shop(client)
+    two_years = JAN_1 + (365 + 365) * DAY  # 2026 and 2027 have 365 days each
+
+    def refused(when: int) -> bool:
+        try:
+            shop.advance(when)
+        except stripe.InvalidRequestError as exc:
+            assert exc.param == "frozen_time" and "two intervals" in str(exc)
+            return True
+        return False
+    assert refused(two_years + 1)
+    monthly = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": shop.price(1000).id}]})
+    assert refused(JAN_1 + 59 * DAY + 1)  # Jan 1 + two months = Mar 1 (day 59)
+    weekly = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id,
+        "items": [{"price": shop.price(300, interval="week").id}]})
+    assert refused(JAN_1 + 14 * DAY + 1)
+    assert not refused(JAN_1 + 14 * DAY)  # exactly two weeks is allowed
+    client.v1.subscriptions.cancel(weekly.id)
+    assert not refused(JAN_1 + 73 * DAY)  # the monthly one alone: Jan 15 + 2 months = Mar 15
+    assert client.v1.subscriptions.retrieve(monthly.id).status == "active"

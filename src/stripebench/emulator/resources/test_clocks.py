@@ -41,6 +41,12 @@ def advance(ctx: Ctx, params: dict[str, Any], test_clock: str) -> dict[str, Any]
         raise InvalidRequest("The test clock can only be advanced forward in time: "
                              f"frozen_time must be after {clock['frozen_time']}.",
                              param="frozen_time")
+    limit = _advance_limit(ctx, clock)
+    if target > limit:
+        raise InvalidRequest(
+            "The test clock cannot be advanced more than two intervals of its shortest "
+            "subscription (two years when it has none) in one step: frozen_time must be at "
+            f"most {limit}.", param="frozen_time")
     clock["status"] = "advancing"
     clock["status_details"] = {"advancing": {"target_frozen_time": target}}
     ctx.put(clock)
@@ -51,6 +57,24 @@ def advance(ctx: Ctx, params: dict[str, Any], test_clock: str) -> dict[str, Any]
     ctx.put(clock)
     timing.at(ctx, target).emit("test_helpers.test_clock.ready", clock)
     return clock
+
+
+def _advance_limit(ctx: Ctx, clock: dict[str, Any]) -> int:
+    """Stripe's rule: no further than two intervals of the shortest live subscription on
+    the clock, or two years without one."""
+    from ..billing import subscribing
+    now = int(clock["frozen_time"])
+    limits = [timing.next_boundary(now, "year", 2, now)]
+    for sub in ctx.account.iter_type("subscription"):
+        if sub.get("test_clock") != clock["id"] or sub["status"] in (
+                "canceled", "incomplete_expired") or not subscribing.live_items(ctx, sub):
+            continue
+        recurring = subscribing.cycle_price(ctx, sub).get("recurring") or {}
+        interval, count = recurring.get("interval", "month"), int(
+            recurring.get("interval_count") or 1)
+        once = timing.next_boundary(now, interval, count, now)
+        limits.append(timing.next_boundary(now, interval, count, once))
+    return min(limits)
 
 
 @api("DELETE", "/v1/test_helpers/test_clocks/{test_clock}")
