@@ -434,3 +434,28 @@ def test_save_card_while_paying_and_bare_confirm(page: Any, merchant: Merchant,
     _start(page, "payBare", again.client_secret or "")
     assert _result(page)["paymentIntent"]["status"] == "succeeded"
     assert client.v1.payment_intents.retrieve(again.id).status == "succeeded"
+
+
+def test_link_authentication_and_express_checkout_elements(
+        page: Any, merchant: Merchant, account: dict[str, str],
+        client: stripe.StripeClient) -> None:
+    """The quickstart's Link Authentication Element is an email field here; the Express
+    Checkout Element reports no wallets. The page pays with the email as receipt_email."""
+    pi = _intent(client)
+    frame = _open_payment(page, merchant, account, secret=pi.client_secret or "", link="1")
+    page.wait_for_function("() => window.express !== 'not ready'")
+    assert page.evaluate("window.express") == "no wallets"
+    email = page.frame_locator("#link-element iframe").get_by_label("Email")
+    email.fill("not-an-email")
+    email.blur()
+    page.frame_locator("#link-element iframe").get_by_text(
+        "Your email address is invalid.").wait_for()
+    email.fill("buyer@example.com")
+    page.wait_for_function("() => window.email === 'buyer@example.com'")
+    _fill_payment(frame)
+    _start(page, "confirmEmail", "")
+    assert _result(page)["paymentIntent"]["status"] == "succeeded"
+    done = client.v1.payment_intents.retrieve(pi.id)
+    assert done.receipt_email == "buyer@example.com"
+    assert client.v1.charges.retrieve(str(done.latest_charge)).receipt_email == \
+        "buyer@example.com"

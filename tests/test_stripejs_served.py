@@ -40,6 +40,7 @@ def test_routed_host_and_unknown_release(emulator: Any) -> None:
     ("card", ["Card number", "Expiration date", "Security code", "ZIP"]),
     ("payment", ["Card number", "Expiration date", "Security code", "Country", "ZIP code"]),
     ("address", ["Full name", "Address line 1", "City", "State", "ZIP code"]),
+    ("linkAuthentication", ["Email"]),
 ])
 def test_element_frames(emulator: Any, kind: str, labels: list[str]) -> None:
     page = httpx.get(f"{emulator.base}/js.stripe.com/v3/elements/{kind}.html")

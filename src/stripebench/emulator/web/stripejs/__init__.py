@@ -17,11 +17,13 @@ from .. import Web, escape, page
 
 HERE = Path(__file__).parent
 RELEASES = ("acacia", "basil", "clover", "dahlia", "endive")
-ELEMENT_TYPES = ("card", "cardNumber", "cardExpiry", "cardCvc", "payment", "address")
+ELEMENT_TYPES = ("card", "cardNumber", "cardExpiry", "cardCvc", "payment", "address",
+                 "linkAuthentication")
 TITLES = {"card": "Secure card payment input frame", "cardNumber": "Secure card number input frame",
           "cardExpiry": "Secure expiration date input frame",
           "cardCvc": "Secure CVC input frame", "payment": "Secure payment input frame",
-          "address": "Secure address input frame"}
+          "address": "Secure address input frame",
+          "linkAuthentication": "Secure email input frame"}
 JS_HEADERS = {"content-type": "application/javascript; charset=utf-8",
               "access-control-allow-origin": "*", "cache-control": "no-cache"}
 

@@ -71,11 +71,18 @@
   }
 
   var withCard = KIND === 'card' || KIND === 'payment';
-  var labelled = KIND === 'payment' || KIND === 'address';
+  var labelled = KIND === 'payment' || KIND === 'address' || KIND === 'linkAuthentication';
   var row = document.createElement('div');
   row.className = 'layout layout-' + KIND;
   root.appendChild(row);
 
+  if (KIND === 'linkAuthentication') {  // Link is not emulated: an email field only
+    row.appendChild(field('email', 'Email', {autocomplete: 'email', inputmode: 'email',
+      placeholder: 'you@example.com'}, true));
+    if (options.defaultValues && options.defaultValues.email) {
+      fields.email.input.value = options.defaultValues.email;
+    }
+  }
   if (KIND === 'card' || KIND === 'cardNumber' || KIND === 'payment') {
     row.appendChild(field('number', 'Card number', {
       placeholder: KIND === 'payment' ? '1234 1234 1234 1234' : 'Card number',
@@ -216,6 +223,16 @@
     return [true, null, false];
   }
 
+  function checkEmail() {
+    var v = value('email');
+    if (!v) return [false, null, true];
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v)) {
+      return [false, touched.email ? {code: 'invalid_email',
+        message: 'Your email address is invalid.'} : null, false];
+    }
+    return [true, null, false];
+  }
+
   function checkText(name, optional) {
     var v = value(name);
     if (!v) return [!!optional, null, true];
@@ -227,6 +244,7 @@
     if (fields.number) parts.push(['number', checkNumber()]);
     if (fields.expiry) parts.push(['expiry', checkExpiry()]);
     if (fields.cvc) parts.push(['cvc', checkCvc()]);
+    if (fields.email) parts.push(['email', checkEmail()]);
     if (fields.name) parts.push(['name', checkText('name')]);
     if (fields.line1) parts.push(['line1', checkText('line1')]);
     if (fields.line2) parts.push(['line2', checkText('line2', true)]);
@@ -239,7 +257,7 @@
       if (!r[0]) complete = false;
       if (!r[2] && p[0] !== 'country') empty = false;
       if (r[1] && !error) error = {type: 'validation_error', code: r[1].code, message: r[1].message};
-      if (KIND === 'payment' || KIND === 'address') {
+      if (KIND === 'payment' || KIND === 'address' || KIND === 'linkAuthentication') {
         fields[p[0]].error.textContent = r[1] ? r[1].message : '';
         fields[p[0]].input.setAttribute('aria-invalid', r[1] ? 'true' : 'false');
       }
@@ -253,6 +271,7 @@
     };
     if (fields.postal && KIND === 'card') result.value.postalCode = value('postal');
     if (KIND === 'payment') result.value = {type: 'card'};
+    if (KIND === 'linkAuthentication') result.value = {email: value('email')};
     if (KIND === 'address') {
       result.value = {name: value('name'), address: {
         line1: value('line1'), line2: value('line2') || null, city: value('city'),
@@ -308,7 +327,7 @@
       window.parent.postMessage({__sb: true, id: ID, type: 'collected', nonce: msg.nonce,
         payload: s}, PARENT);
     } else if (msg.type === 'focus') {
-      var first = fields.number || fields.expiry || fields.cvc || fields.name;
+      var first = fields.number || fields.expiry || fields.cvc || fields.name || fields.email;
       if (first) first.input.focus();
     } else if (msg.type === 'blur') {
       if (document.activeElement) document.activeElement.blur();

@@ -68,9 +68,12 @@
 
   // ------------------------------------------------------------------ Elements
 
-  var ELEMENT_TYPES = ['card', 'cardNumber', 'cardExpiry', 'cardCvc', 'payment', 'address'];
+  // expressCheckout mounts no frame: no wallet is available in the emulator, so it reports
+  // ready with no available payment methods (Stripe.js hides it the same way then).
+  var ELEMENT_TYPES = ['card', 'cardNumber', 'cardExpiry', 'cardCvc', 'payment', 'address',
+                       'linkAuthentication', 'expressCheckout'];
   var FRAME_HEIGHT = {card: 40, cardNumber: 40, cardExpiry: 40, cardCvc: 40, payment: 230,
-                      address: 340};
+                      address: 340, linkAuthentication: 80};
 
   function Element(group, type, options) {
     this._group = group;
@@ -105,10 +108,19 @@
     if (this._frame) this.unmount();
     this._container = node;
     node.classList.add('StripeElement', 'StripeElement--empty');
+    if (this._type === 'expressCheckout') {
+      var self = this;
+      setTimeout(function () {
+        self._emit('ready', {elementType: 'expressCheckout', availablePaymentMethods: undefined});
+      }, 0);
+      return;
+    }
     var frame = document.createElement('iframe');
     frame.name = '__privateStripeFrame' + this._id.replace(/\D/g, '');
     frame.title = this._type === 'address' ? 'Secure address input frame'
-      : this._type === 'payment' ? 'Secure payment input frame' : 'Secure card payment input frame';
+      : this._type === 'payment' ? 'Secure payment input frame'
+        : this._type === 'linkAuthentication' ? 'Secure email input frame'
+          : 'Secure card payment input frame';
     frame.setAttribute('frameborder', '0');
     frame.setAttribute('allowtransparency', 'true');
     frame.setAttribute('scrolling', 'no');
