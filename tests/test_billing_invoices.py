@@ -100,6 +100,30 @@ def test_partial_payments_with_attach_payment(client: stripe.StripeClient) -> No
     assert (own_intent.status, own_intent.cancellation_reason) == ("canceled", "automatic")
 
 
+def test_pay_after_a_partial_payment_collects_the_rest(client: stripe.StripeClient) -> None:
+    """The invoice's own intent follows `amount_remaining`: after 2000 of 5000 arrives
+    through an attached intent, paying the invoice charges 3000, not 5000."""
+    shop = make_shop(client)
+    inv = client.v1.invoices.create(params={"customer": shop.customer.id})
+    client.v1.invoice_items.create(params={"customer": shop.customer.id, "invoice": inv.id,
+                                           "amount": 5000, "currency": "usd"})
+    inv = client.v1.invoices.finalize_invoice(inv.id, params={"auto_advance": False})
+    part = client.v1.payment_intents.create(params={
+        "amount": 2000, "currency": "usd", "customer": shop.customer.id,
+        "payment_method": shop.card.id, "confirm": True, "off_session": True,
+        "automatic_payment_methods": {"enabled": True, "allow_redirects": "never"}})
+    client.v1.invoices.attach_payment(inv.id, params={"payment_intent": part.id})
+    [own] = client.v1.invoice_payments.list(params={"invoice": inv.id, "status": "open"}).data
+    intent = client.v1.payment_intents.retrieve(str(own.payment.payment_intent))
+    assert (own.is_default, own.amount_requested, intent.amount) == (True, 3000, 3000)
+    paid = client.v1.invoices.pay(inv.id)
+    assert (paid.status, paid.amount_paid, paid.amount_overpaid) == ("paid", 5000, 0)
+    charged = sorted(c.amount for c in client.v1.charges.list(
+        params={"customer": shop.customer.id}).data)
+    assert charged == [2000, 3000]
+    assert client.v1.customers.retrieve(shop.customer.id).balance == 0
+
+
 def test_overpayment_goes_to_the_credit_balance(client: stripe.StripeClient) -> None:
     shop = make_shop(client)
     inv = client.v1.invoices.create(params={"customer": shop.customer.id,

@@ -154,6 +154,7 @@ def attempt(ctx: Ctx, inv: dict[str, Any], payment_method: str | None = None,
     inv["attempted"] = True
     inv["attempt_count"] = int(inv.get("attempt_count") or 0) + 1
     ctx.put(inv)
+    sync_default_intent(ctx, inv)
     try:
         _payments().confirm_intent(ctx, pi, {"payment_method": method, "off_session": True})
     except CardError as exc:
@@ -209,7 +210,24 @@ def settle_intent(ctx: Ctx, intent_id: str) -> None:
             _mark_paid(cctx, inv)
         else:
             cctx.put(inv)
+            sync_default_intent(cctx, inv)
         return
+
+
+def sync_default_intent(ctx: Ctx, inv: dict[str, Any]) -> None:
+    """Stripe keeps the default payment's intent at the invoice's `amount_remaining`, so
+    paying it after a partial payment collects only what is left."""
+    pi = default_intent(ctx, inv)
+    if pi is None or pi["amount"] == inv["amount_remaining"] or pi["status"] not in (
+            "requires_payment_method", "requires_confirmation"):
+        return
+    pi["amount"] = inv["amount_remaining"]
+    ctx.put(pi)
+    for record_id in inv.get("_payments", []):
+        record = ctx.maybe(record_id, "invoice_payment")
+        if record and record["is_default"] and record["status"] == "open":
+            record["amount_requested"] = inv["amount_remaining"]
+            ctx.put(record)
 
 
 def _credit_overpayment(ctx: Ctx, inv: dict[str, Any]) -> None:
