@@ -330,3 +330,57 @@ def test_radar_cards_are_blocked(client: stripe.StripeClient) -> None:
         charge = client.v1.charges.retrieve(str(err.charge))
         assert charge.outcome is not None
         assert (charge.outcome.type, charge.outcome.risk_level) == ("blocked", "highest")
+
+
+def test_confirmation_tokens(client: stripe.StripeClient) -> None:
+    """Server-side confirmation with a ConfirmationToken (what createConfirmationToken makes
+    in the browser; the test helper makes one from a test card)."""
+    token = client.v1.test_helpers.confirmation_tokens.create(params={
+        "payment_method": "pm_card_visa", "return_url": "https://shop.test/back"})
+    assert token.id.startswith("ctoken_") and token.payment_intent is None
+    assert token.expires_at is not None and token.expires_at - token.created == 12 * 3600
+    preview = token.payment_method_preview
+    assert preview is not None and preview.type == "card"
+    assert preview.card is not None and preview.card.last4 == "4242"
+    with pytest.raises(stripe.InvalidRequestError) as unconfirmed:
+        client.v1.payment_intents.create(params={"amount": 1500, "currency": "usd",
+                                                 "confirmation_token": token.id})
+    assert unconfirmed.value.param == "confirmation_token"
+    # automatic payment methods: the token's return_url satisfies the redirect rule
+    pi = client.v1.payment_intents.create(params={"amount": 1500, "currency": "usd",
+                                                  "confirm": True,
+                                                  "confirmation_token": token.id})
+    assert pi.status == "succeeded" and pi.payment_method
+    assert client.v1.confirmation_tokens.retrieve(token.id).payment_intent == pi.id
+    with pytest.raises(stripe.InvalidRequestError) as reused:
+        client.v1.payment_intents.create(params={"amount": 1500, "currency": "usd",
+                                                 "confirm": True,
+                                                 "confirmation_token": token.id})
+    assert reused.value.param == "confirmation_token"
+    # 3DS: next_action redirects to the token's return_url afterwards
+    three = client.v1.test_helpers.confirmation_tokens.create(params={
+        "payment_method": "pm_card_authenticationRequired",
+        "return_url": "https://shop.test/after-3ds"})
+    pending = client.v1.payment_intents.create(params={"amount": 1500, "currency": "usd",
+                                                       "confirm": True,
+                                                       "confirmation_token": three.id})
+    assert pending.status == "requires_action" and pending.next_action is not None
+    assert pending.next_action.redirect_to_url is not None
+    assert pending.next_action.redirect_to_url.return_url == "https://shop.test/after-3ds"
+    # SetupIntent: the card is saved to the customer
+    customer = client.v1.customers.create()
+    save = client.v1.test_helpers.confirmation_tokens.create(params={
+        "payment_method": "pm_card_mastercard"})
+    si = client.v1.setup_intents.create(params={"customer": customer.id, "confirm": True,
+                                                "confirmation_token": save.id,
+                                                **CARD_ONLY})
+    assert si.status == "succeeded"
+    saved = client.v1.customers.payment_methods.list(customer.id).data
+    assert [m.id for m in saved] == [si.payment_method]
+    declined = client.v1.test_helpers.confirmation_tokens.create(params={
+        "payment_method": "pm_card_chargeDeclined"})
+    with pytest.raises(stripe.CardError) as caught:
+        client.v1.payment_intents.create(params={"amount": 1500, "currency": "usd",
+                                                 "confirm": True, **CARD_ONLY,
+                                                 "confirmation_token": declined.id})
+    assert caught.value.code == "card_declined"

@@ -459,3 +459,34 @@ def test_link_authentication_and_express_checkout_elements(
     assert done.receipt_email == "buyer@example.com"
     assert client.v1.charges.retrieve(str(done.latest_charge)).receipt_email == \
         "buyer@example.com"
+
+
+def test_create_confirmation_token_then_confirm_on_the_server(
+        page: Any, merchant: Merchant, account: dict[str, str],
+        client: stripe.StripeClient) -> None:
+    """Stripe's current "finalize payments on the server" flow: elements.submit(),
+    createConfirmationToken, the server creates and confirms the intent with it, and the
+    page finishes 3D Secure with handleNextAction."""
+    frame = _open_payment(page, merchant, account, deferred="1")
+    _fill_payment(frame, "4000002500003155")
+    _start(page, "ctoken", "Token Buyer")
+    assert _outcome(page)["thrown"].startswith(
+        "IntegrationError: elements.submit() must be called before "
+        "stripe.createConfirmationToken()")
+    _start(page, "submit")
+    assert _result(page) == {}
+    _start(page, "ctoken", "Token Buyer")
+    token = _result(page)["confirmationToken"]
+    assert token["id"].startswith("ctoken_")
+    assert token["payment_method_preview"]["card"]["last4"] == "3155"
+    assert token["payment_method_preview"]["billing_details"]["name"] == "Token Buyer"
+    pi = _intent(client, confirm=True, confirmation_token=token["id"])
+    assert pi.status == "requires_action"
+    _start(page, "nextAction", pi.client_secret or "")
+    _challenge(page, "Complete authentication")
+    assert _result(page)["paymentIntent"]["status"] == "succeeded"
+    done = client.v1.payment_intents.retrieve(pi.id)
+    charge = client.v1.charges.retrieve(str(done.latest_charge))
+    assert charge.billing_details.name == "Token Buyer"
+    assert charge.billing_details.address is not None
+    assert charge.billing_details.address.postal_code == "94107"

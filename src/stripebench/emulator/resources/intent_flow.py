@@ -33,9 +33,11 @@ def check_return_url(ctx: Ctx, automatic: dict[str, Any] | None, params: dict[st
     Only the API handlers call this: Checkout and Billing confirm internally.
     """
     apm = automatic or {}
+    token = ctx.maybe(params.get("confirmation_token"), "confirmation_token") \
+        if params.get("confirmation_token") else None
     if (ctx.key_kind == "secret" and apm.get("enabled") and apm.get("allow_redirects") != "never"
             and not params.get("return_url") and not params.get("off_session")
-            and not params.get("use_stripe_sdk")):
+            and not params.get("use_stripe_sdk") and not (token and token.get("return_url"))):
         raise InvalidRequest(RETURN_URL_NEEDED, param="return_url")
 
 
@@ -137,6 +139,8 @@ def confirm(ctx: Ctx, pi: dict[str, Any], params: dict[str, Any]) -> dict[str, A
             "Only a PaymentIntent with one of the following statuses may be confirmed: "
             "requires_confirmation, requires_payment_method, requires_action.",
             code="payment_intent_unexpected_state")
+    from . import confirmation_tokens
+    confirmation_tokens.apply(ctx, pi, params)
     for key in ("receipt_email", "shipping", "setup_future_usage", "capture_method"):
         if key in params:
             pi[key] = params[key]

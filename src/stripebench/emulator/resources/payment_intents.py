@@ -72,6 +72,10 @@ def create_intent(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     if params.get("return_url") and not params.get("confirm"):
         raise InvalidRequest("The parameter `return_url` cannot be passed when creating a "
                              "PaymentIntent unless `confirm` is set to true.", param="return_url")
+    if params.get("confirmation_token") and not params.get("confirm"):
+        raise InvalidRequest("The parameter `confirmation_token` cannot be passed when "
+                             "creating a PaymentIntent unless `confirm` is set to true.",
+                             param="confirmation_token")
     if params.get("customer"):
         ctx.get(params["customer"], "customer", "customer")
     types, automatic = _payment_method_types(ctx, params)
@@ -99,7 +103,7 @@ def create_intent(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     if params.get("confirm"):
         confirm_params: dict[str, Any] = {k: params[k] for k in (
             "return_url", "off_session", "error_on_requires_action", "payment_method_data",
-            "mandate_data", "use_stripe_sdk") if k in params}
+            "mandate_data", "use_stripe_sdk", "confirmation_token") if k in params}
         confirm_intent(ctx, pi, confirm_params)
     return pi
 

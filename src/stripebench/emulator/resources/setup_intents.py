@@ -64,8 +64,8 @@ def create_setup_intent(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     ctx.emit("setup_intent.created", si)
     if params.get("confirm"):
         confirm_setup_intent(ctx, si, {k: params[k] for k in (
-            "return_url", "payment_method_data", "mandate_data", "use_stripe_sdk")
-            if k in params})
+            "return_url", "payment_method_data", "mandate_data", "use_stripe_sdk",
+            "confirmation_token") if k in params})
     return si
 
 
@@ -78,6 +78,8 @@ def confirm_setup_intent(ctx: Ctx, si: dict[str, Any], params: dict[str, Any]) -
             "Only a SetupIntent with one of the following statuses may be confirmed: "
             "requires_confirmation, requires_payment_method, requires_action.",
             code="setup_intent_unexpected_state")
+    from . import confirmation_tokens
+    confirmation_tokens.apply(ctx, si, params)
     pm = intent_flow.pick_payment_method(ctx, si, params)
     before = copy.deepcopy(si)
     si["payment_method"] = pm["id"]

@@ -438,6 +438,7 @@
           exp_year: card.exp_year, cvc: card.cvc}};
         if (Object.keys(billing).length) params.billing_details = billing;
         if (spec.metadata) params.metadata = spec.metadata;
+        if (spec.paramsOnly) return {params: params};
         return self._request('POST', '/v1/payment_methods', params).then(function (res) {
           if (res.error) return {error: res.error};
           return {id: res.data.id, paymentMethod: res.data};
@@ -467,6 +468,42 @@
       if (r.error) return {error: r.error};
       if (!r.paymentMethod) return validationError('missing_card', 'Pass a card Element or elements.');
       return {paymentMethod: r.paymentMethod};
+    });
+  };
+
+  // Deferred intents confirmed on the server: the card goes into a ConfirmationToken.
+  Stripe.prototype.createConfirmationToken = function (options) {
+    var self = this;
+    options = options || {};
+    var group = options.elements;
+    if (!group || !group.getElement) {
+      return Promise.reject(integrationError('Invalid value for createConfirmationToken: ' +
+        'elements should be an Elements group. You specified: ' + typeof group + '.'));
+    }
+    if (!group.getElement('payment')) {
+      return Promise.reject(integrationError('Invalid value for createConfirmationToken: ' +
+        'elements should have a mounted Payment Element or Express Checkout Element.'));
+    }
+    if (!group._submitted) {
+      return Promise.reject(integrationError('elements.submit() must be called before ' +
+        'stripe.createConfirmationToken(). Call elements.submit() as soon as your customer ' +
+        'presses pay, prior to any asynchronous work. Integration guide: ' +
+        'https://stripe.com/docs/payments/accept-a-payment-deferred'));
+    }
+    var params = options.params || {};
+    var pmData = params.payment_method_data || {};
+    var never = missingNeverField(group, pmData.billing_details, 'params.payment_method_data');
+    if (never) return Promise.reject(never);
+    return this._paymentMethodFrom({billing_details: pmData.billing_details,
+      metadata: pmData.metadata, paramsOnly: true}, group).then(function (r) {
+      if (r.error) return {error: r.error};
+      var body = {payment_method_data: r.params};
+      ['return_url', 'shipping'].forEach(function (k) { if (params[k]) body[k] = params[k]; });
+      var sfu = group._options.setupFutureUsage || group._options.setup_future_usage;
+      if (sfu) body.setup_future_usage = sfu;
+      return self._request('POST', '/v1/confirmation_tokens', body).then(function (res) {
+        return res.error ? {error: res.error} : {confirmationToken: res.data};
+      });
     });
   };
 
