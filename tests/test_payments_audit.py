@@ -384,3 +384,17 @@ def test_confirmation_tokens(client: stripe.StripeClient) -> None:
                                                  "confirm": True, **CARD_ONLY,
                                                  "confirmation_token": declined.id})
     assert caught.value.code == "card_declined"
+
+
+@pytest.mark.parametrize(("param", "value"), [
+    ("customer_account", "acct_123"),
+    ("payment_method_configuration", "pmc_123"),
+    ("payment_details", {"order_reference": "o-1"}),
+    ("hooks", {"inputs": {"tax": {"calculation": "taxcalc_1"}}}),
+])
+def test_parameters_without_emulation_fail_loudly(client: stripe.StripeClient, param: str,
+                                                  value: Any) -> None:
+    with pytest.raises(stripe.InvalidRequestError) as caught:
+        client.v1.payment_intents.create(params={"amount": 1000, "currency": "usd",
+                                                 param: value})  # type: ignore[misc]
+    assert (caught.value.code, caught.value.param) == ("emulator_unsupported", param)

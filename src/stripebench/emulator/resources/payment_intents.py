@@ -285,9 +285,16 @@ def params_with(method: str, template: str, *, client_secret: bool = False,
     return spec
 
 
+# Accepted by Stripe, without an emulation here: refused rather than silently dropped.
+NOT_EMULATED = ("customer_account", "hooks", "payment_details", "payment_method_configuration")
+
+
 def check_request(ctx: Ctx, params: dict[str, Any]) -> None:
     """Checks only API callers get (Checkout and Billing call the functions directly)."""
     from .payment_methods import check_raw_card
+    for key in NOT_EMULATED:
+        if params.get(key):
+            raise Unsupported(f"the PaymentIntent parameter `{key}`", param=key)
     check_legacy_types(ctx, params)
     check_raw_card(ctx, (params.get("payment_method_data") or {}).get("card"),
                    "payment_method_data[card]")
