@@ -116,6 +116,9 @@ def test_typed_3ds_always_card_with_confirm_card_payment(page: Any, merchant: Me
 def test_change_events_carry_brand_and_completeness(page: Any, merchant: Merchant,
                                                     account: dict[str, str]) -> None:
     frame = _open(page, merchant, account)
+    # The page also ran Stripe's Payment Request Button sample: no wallet, button hidden.
+    page.wait_for_function("() => window.wallets !== undefined")
+    assert page.evaluate("window.wallets") == "hidden"
     frame.get_by_label("Card number").fill("5555 5555 5555 4444")
     page.wait_for_function("() => window.changes.some((e) => e.brand === 'mastercard')")
     first = page.evaluate("window.changes[window.changes.length - 1]")

@@ -68,10 +68,12 @@
 
   // ------------------------------------------------------------------ Elements
 
-  // expressCheckout mounts no frame: no wallet is available in the emulator, so it reports
-  // ready with no available payment methods (Stripe.js hides it the same way then).
+  // expressCheckout and paymentRequestButton mount no frame: no wallet is available in the
+  // emulator, so they report ready with no available payment methods (as Stripe.js does in
+  // a browser without Apple Pay / Google Pay / Link).
   var ELEMENT_TYPES = ['card', 'cardNumber', 'cardExpiry', 'cardCvc', 'payment', 'address',
-                       'linkAuthentication', 'expressCheckout'];
+                       'linkAuthentication', 'expressCheckout', 'paymentRequestButton'];
+  var FRAMELESS = ['expressCheckout', 'paymentRequestButton'];
   var FRAME_HEIGHT = {card: 40, cardNumber: 40, cardExpiry: 40, cardCvc: 40, payment: 230,
                       address: 340, linkAuthentication: 80};
 
@@ -108,10 +110,10 @@
     if (this._frame) this.unmount();
     this._container = node;
     node.classList.add('StripeElement', 'StripeElement--empty');
-    if (this._type === 'expressCheckout') {
+    if (FRAMELESS.indexOf(this._type) >= 0) {  // no wallet to show: an empty element
       var self = this;
       setTimeout(function () {
-        self._emit('ready', {elementType: 'expressCheckout', availablePaymentMethods: undefined});
+        self._emit('ready', {elementType: self._type, availablePaymentMethods: undefined});
       }, 0);
       return;
     }
