@@ -225,6 +225,10 @@ def test_retrieve_intents_with_the_client_secret(page: Any, merchant: Merchant,
     _start(page, "retrievePI", (pi.client_secret or "")[:-4] + "xxxx")
     error = _result(page)["error"]
     assert error["type"] == "invalid_request_error"
+    _start(page, "sepa", pi.client_secret or "")  # only cards are emulated: a clear error
+    sepa = _result(page)["error"]
+    assert sepa["code"] == "emulator_unsupported"
+    assert "stripe.confirmSepaDebitPayment()" in sepa["message"]
 
 
 def test_confirm_payment_3ds_then_return_url(page: Any, merchant: Merchant,

@@ -717,6 +717,31 @@
     return this.handleNextAction({clientSecret: secret});
   };
 
+  // Stripe.js calls for payment methods other than cards: answered with a Stripe-shaped
+  // error naming what is missing, rather than a TypeError.
+  ['collectBankAccountForPayment', 'collectBankAccountForSetup', 'collectBankAccountToken',
+   'collectFinancialConnectionsAccounts', 'confirmUsBankAccountPayment',
+   'confirmUsBankAccountSetup', 'verifyMicrodepositsForPayment', 'verifyMicrodepositsForSetup',
+   'confirmAcssDebitPayment', 'confirmAcssDebitSetup', 'confirmAffirmPayment',
+   'confirmAfterpayClearpayPayment', 'confirmAlipayPayment', 'confirmAuBecsDebitPayment',
+   'confirmBancontactPayment', 'confirmBoletoPayment', 'confirmCashappPayment',
+   'confirmCustomerBalancePayment', 'confirmEpsPayment', 'confirmFpxPayment',
+   'confirmGiropayPayment', 'confirmGrabPayPayment', 'confirmIdealPayment',
+   'confirmKlarnaPayment', 'confirmKonbiniPayment', 'confirmOxxoPayment',
+   'confirmP24Payment', 'confirmPayNowPayment', 'confirmPayPalPayment', 'confirmPixPayment',
+   'confirmPromptPayPayment', 'confirmSepaDebitPayment', 'confirmSepaDebitSetup',
+   'confirmSofortPayment', 'confirmWechatPayPayment', 'confirmAlipaySetup',
+   'confirmBacsDebitSetup', 'confirmBancontactSetup', 'confirmIdealSetup',
+   'confirmSofortSetup', 'confirmPayPalSetup', 'confirmCashappSetup',
+   'createRadarSession', 'verifyIdentity'].forEach(function (name) {
+    if (Stripe.prototype[name]) return;
+    Stripe.prototype[name] = function () {
+      return Promise.resolve({error: {type: 'invalid_request_error', code: 'emulator_unsupported',
+        message: 'The local Stripe emulator does not support stripe.' + name +
+          '() (only card payments are emulated).'}});
+    };
+  });
+
   Stripe.prototype.paymentRequest = function (options) {
     // Wallets are not available in the emulator: canMakePayment resolves null, as it does
     // in a browser without Apple Pay / Google Pay.
