@@ -398,3 +398,13 @@ def test_parameters_without_emulation_fail_loudly(client: stripe.StripeClient, p
         client.v1.payment_intents.create(params={"amount": 1000, "currency": "usd",
                                                  param: value})  # type: ignore[misc]
     assert (caught.value.code, caught.value.param) == ("emulator_unsupported", param)
+
+
+def test_card_options_request_3ds_and_capture_method(client: stripe.StripeClient) -> None:
+    forced = _pay(client, "pm_card_visa", return_url="https://shop.test/back",
+                  payment_method_options={"card": {"request_three_d_secure": "any"}})
+    assert forced.status == "requires_action"
+    held = _pay(client, "pm_card_visa",
+                payment_method_options={"card": {"capture_method": "manual"}})
+    assert (held.status, held.amount_capturable) == ("requires_capture", 2000)
+    assert client.v1.payment_intents.capture(held.id).status == "succeeded"

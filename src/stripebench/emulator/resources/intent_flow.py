@@ -179,7 +179,9 @@ def process(ctx: Ctx, pi: dict[str, Any], pm: dict[str, Any], before: dict[str, 
         decline = test.decline_after_auth
     if decline is not None:
         return _decline(ctx, pi, pm, decline, before, raise_error=raise_error)
-    manual = pi.get("capture_method") == "manual"
+    # payment_method_options[card][capture_method] overrides the intent's capture_method
+    card_options = (pi.get("payment_method_options") or {}).get("card") or {}
+    manual = (card_options.get("capture_method") or pi.get("capture_method")) == "manual"
     three_ds = ({"authentication_flow": "challenge", "result": "authenticated",
                  "result_reason": None, "version": "2.2.0"} if authenticated else None)
     charge = charges.attempt(ctx, amount=pi["amount"], currency=pi["currency"], pm=pm,
