@@ -203,3 +203,96 @@ def test_relative_out_is_anchored_where_the_run_started(tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     plan = RunPlan(out=Path("runs/r1"), tasks=[SHOP], agent_name="noop", model=None)
     assert plan.out == tmp_path / "runs" / "r1"
+
+
+def test_turn_limit_stops_the_agent_and_still_scores(tmp_path: Path, emu: Emulator) -> None:
+    result = run_one(tmp_path, emu, ScriptedAgent(SCRIPTS["pass"]), max_turns=2)
+    assert result["status"] == "turn_limit" and result["turns"] == 2
+    assert result["tool_calls"] == 2  # the third step (submit) never ran
+    assert result["reward"] == 1.0  # the work was done: a turn limit is a scored end
+
+
+def _task_copy(tmp: Path, name: str, verifier: str) -> Any:
+    import shutil
+
+    target = tmp / name
+    shutil.copytree(FIXTURES / "fixture-shop", target)
+    toml = (target / "task.toml").read_text()
+    toml = toml.replace('id = "fixture-shop"', f'id = "{name}"').replace(
+        '[verifier]\ntimeout_sec = 60\ncommand = "python tests/grade.py"', verifier)
+    assert verifier in toml
+    (target / "task.toml").write_text(toml)
+    return load_task(target)
+
+
+def test_grader_timeout_and_invalid_reward_are_grader_errors(tmp_path: Path,
+                                                             emu: Emulator) -> None:
+    slow = _task_copy(tmp_path / "tasks", "slow-grader",
+                      '[verifier]\ntimeout_sec = 2\ncommand = "sleep 30"')
+    result = run_one(tmp_path / "slow", emu, make_agent("oracle"), task=slow)
+    assert result["status"] == "grader_error" and result["reward"] is None
+    assert "timed out after 2s" in result["error"]
+    assert result["grader_seconds"] < 20
+    over = _task_copy(tmp_path / "tasks", "over-one",
+                      '[verifier]\ntimeout_sec = 60\ncommand = "python tests/over.py"')
+    (over.tests / "over.py").write_text(
+        "import json, os\njson.dump({'total': 1.5}, open(os.environ"
+        "['STRIPEBENCH_REWARD_PATH'], 'w'))\n")
+    result = run_one(tmp_path / "over", emu, make_agent("oracle"), task=over)
+    assert result["status"] == "grader_error" and result["reward"] is None
+    assert "must be a number in [0, 1], got 1.5" in result["error"]
+
+
+def test_docs_searches_in_a_trial_are_recorded_and_reported(tmp_path: Path,
+                                                            emu: Emulator) -> None:
+    from stripebench.results import load_run, summarize
+    from stripebench.results.report import markdown
+
+    steps = [{"tool": "search_stripe_documentation",
+              "args": {"query": "checkout session custom field dropdown", "limit": 3}},
+             {"tool": "search_stripe_documentation", "args": {"query": "qwxzv plorbic"}},
+             *SCRIPTS["pass"]]
+    result = run_one(tmp_path, emu, ScriptedAgent(steps))
+    assert result["reward"] == 1.0 and result["tool_calls"] == 5
+    events = [json.loads(line) for line in (tmp_path / "trials" / "fixture-shop" / "1" /
+                                            "transcript.jsonl").read_text().splitlines()]
+    searches = [e for e in events if e["type"] == "docs_search"]
+    assert [s["query"] for s in searches] == ["checkout session custom field dropdown",
+                                              "qwxzv plorbic"]
+    good, bad = searches
+    assert len(good["results"]) == 3 and good["coverage"] >= 0.5
+    assert all(r["doc_id"] and r["title"] for r in good["results"])
+    assert bad["coverage"] < 0.5
+    report = markdown([summarize(load_run(tmp_path))])
+    listed = report.split("found nothing useful")[1]
+    assert "qwxzv plorbic" in listed and "fixture-shop #1" in listed
+    assert "custom field dropdown" not in listed
+
+
+def test_task_format_errors_and_the_tasks_list_command(tmp_path: Path) -> None:
+    from stripebench.harness.task import TaskError, select
+
+    bad = _task_copy(tmp_path, "bad-category", '[verifier]\ntimeout_sec = 60\n'
+                     'command = "python tests/grade.py"').path
+    (bad / "task.toml").write_text((bad / "task.toml").read_text().replace(
+        'category = "backend"', 'category = "frontend"'))
+    with pytest.raises(TaskError, match="category must be one of backend, full-stack, gym"):
+        load_task(bad)
+    unsolved = _task_copy(tmp_path, "unsolved", '[verifier]\ntimeout_sec = 60\n'
+                          'command = "python tests/grade.py"')
+    (unsolved.solution / "solve.sh").unlink()
+    assert problems(unsolved) == ["no solution/solve.sh (the oracle)"]
+    tasks = discover(FIXTURES)
+    assert [t.id for t in select(tasks, category="gym")] == ["fixture-bad-grader"]
+    with pytest.raises(TaskError, match="unknown task"):
+        select(tasks, ["nope"])
+    listed = subprocess.run([sys.executable, "-m", "stripebench.cli", "tasks", "list",
+                             "--tasks-dir", str(FIXTURES)], capture_output=True, text=True,
+                            timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    shop = next(line for line in listed.stdout.splitlines() if line.startswith("fixture-shop"))
+    assert shop.split()[:4] == ["fixture-shop", "backend", "60s", "20"]
+    broken = subprocess.run([sys.executable, "-m", "stripebench.cli", "tasks", "list",
+                             "--tasks-dir", str(tmp_path)], capture_output=True, text=True,
+                            timeout=60)
+    assert broken.returncode == 2 and "category must be one of" in broken.stderr
