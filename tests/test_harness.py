@@ -296,3 +296,42 @@ def test_task_format_errors_and_the_tasks_list_command(tmp_path: Path) -> None:
                              "--tasks-dir", str(tmp_path)], capture_output=True, text=True,
                             timeout=60)
     assert broken.returncode == 2 and "category must be one of" in broken.stderr
+
+
+def test_run_command_defaults_to_the_oracle_and_prints_the_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make run` without an API key: the oracle over the tasks, then the report."""
+    from stripebench.harness.agents import default_agent
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "STRIPEBENCH_MODEL")}
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "stripebench.cli", "run", "--tasks-dir",
+                           str(FIXTURES), "--category", "backend", "--out", str(out),
+                           "--sandbox", "local"], capture_output=True, text=True, timeout=240,
+                          env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / "run.json").read_text())["agent"] == "oracle"
+    assert sorted(p.name for p in (out / "trials").iterdir()) == [
+        "fixture-broken-service", "fixture-shop"]  # the gym fixture is another category
+    assert "fixture-shop #1: completed reward 1.00" in done.stdout  # live progress
+    assert "fixture-broken-service #1: service_error reward —" in done.stdout
+    assert "By category" in done.stdout and "fixture-shop" in done.stdout
+    md = (out / "report.md").read_text()
+    assert "| oracle | backend | 100.0% | 1/2 |" in md and "service_error" in md
+    assert (out / "report.html").read_text().startswith("<!doctype html>")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("STRIPEBENCH_MODEL", raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-x")
+    assert default_agent() == ("anthropic", "claude-sonnet-4-5")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    monkeypatch.setenv("STRIPEBENCH_MODEL", "gpt-x")
+    assert default_agent() == ("openai", "gpt-x")
+
+
+def test_tasks_check_can_run_again_into_the_same_out(tmp_path: Path) -> None:
+    for _ in range(2):
+        lines: list[str] = []
+        assert check_tasks([SHOP], tmp_path, echo=lines.append) == [], lines
+        assert lines == ["ok   fixture-shop: oracle 1.0, noop 0.0"]

@@ -106,14 +106,19 @@ def test_streamable_http_transport(tmp_path: Path) -> None:
                 assert time.monotonic() < deadline and proc.poll() is None
                 time.sleep(0.1)
 
-        async def main() -> str:
+        async def main() -> tuple[list[str], str, Any]:
             async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
                 async with ClientSession(streams[0], streams[1]) as session:
                     await session.initialize()
+                    tools = await session.list_tools()
                     result = await session.call_tool("bash", {"command": "echo over-http"})
-                    return str(result.content[0].text)
+                    made = await session.call_tool("create", {"path": "h.txt",
+                                                              "file_text": "via http"})
+                    return [t.name for t in tools.tools], str(result.content[0].text), made
 
-        assert "over-http" in anyio.run(main)
+        names, text, made = anyio.run(main)
+        assert set(names) == set(SPEC_BY_NAME) and "over-http" in text
+        assert not made.is_error and (tmp_path / "h.txt").read_text() == "via http"
     finally:
         proc.terminate()
         proc.wait(timeout=10)

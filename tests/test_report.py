@@ -102,6 +102,9 @@ def test_csv_markdown_and_html(tmp_path: Path) -> None:
     assert "Do &lt;the&gt; thing" in html  # transcripts are escaped
     assert 'src="http' not in html and "<link" not in html  # nothing loaded from outside
     assert "zorblax frobnicate" in html
+    # per-trial sub-scores: the upgrade attempts got a and b the other way round
+    assert "<tr><td>a</td><td class=num>1.00</td></tr><tr><td>b</td><td class=num>0.00</td>" \
+        in html and "<tr><td>a</td><td class=num>0.00</td></tr>" in html
 
 
 def test_report_command_writes_every_format(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,8 +25,11 @@ def check_tasks(tasks: list[Task], out: Path, sandbox: str = "local",
                 continue
             ok = True
             for agent, wanted in (("oracle", 1.0), ("noop", 0.0)):
-                plan = RunPlan(out=out / agent / task.id, tasks=[task], agent_name=agent,
-                               model=None, sandbox=sandbox, resume=True)
+                target = out / agent / task.id
+                if (target / "run.json").is_file():  # an earlier check: prove the task anew
+                    shutil.rmtree(target)
+                plan = RunPlan(out=target, tasks=[task], agent_name=agent, model=None,
+                               sandbox=sandbox)
                 results = execute(plan, lambda a=agent: make_agent(a),  # type: ignore[misc]
                                   emulator=emulator)
                 result = results[0] if results else None
