@@ -140,6 +140,26 @@ def test_price_currency_options_only_when_expanded(client: stripe.StripeClient) 
     assert "currency_options" not in price
     full = client.v1.prices.retrieve(price.id, params={"expand": ["currency_options"]})
     assert full.currency_options is not None and full.currency_options["eur"].unit_amount == 90
+    # Update changes only the fields sent; a new currency gets a complete entry.
+    updated = client.v1.prices.update(price.id, params={
+        "currency_options": {"eur": {"unit_amount": 95},
+                             "gbp": {"unit_amount": 80, "tax_behavior": "exclusive"}},
+        "expand": ["currency_options"]})
+    options = updated.currency_options
+    assert options is not None
+    assert options["eur"].unit_amount == 95 and str(options["eur"].unit_amount_decimal) == "95"
+    assert options["eur"].tax_behavior == "unspecified"
+    assert options["gbp"].unit_amount == 80 and options["gbp"].tax_behavior == "exclusive"
+    assert options["gbp"].tiers is None and options["gbp"].custom_unit_amount is None
+    assert options["usd"].unit_amount == 100
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.prices.update(price.id, params={
+            "currency_options": {"usd": {"unit_amount": 1}}})
+    assert info.value.code == "emulator_unsupported"
+    assert info.value.param == "currency_options[usd]"
+    cleared = client.v1.prices.update(price.id, params={
+        "currency_options": "", "expand": ["currency_options"]})  # type: ignore[typeddict-item]
+    assert cleared.currency_options is None
 
 
 def test_product_update_list_search_delete(client: stripe.StripeClient) -> None:
@@ -194,6 +214,11 @@ def test_prices_one_time_recurring_and_filters(client: stripe.StripeClient) -> N
     inline = client.v1.prices.create(params={"currency": "usd", "unit_amount": 5,
                                              "product_data": {"name": "Inline"}})
     assert client.v1.products.retrieve(str(inline.product)).name == "Inline"
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.prices.create(params={"currency": "usd", "unit_amount": 5,
+                                        "product": product.id, "product_data": {"name": "Two"}})
+    assert info.value.param == "product"
+    assert "one of these parameters: product, product_data" in str(info.value.user_message)
     listed = client.v1.prices.list(params={"product": product.id})
     assert [p.id for p in listed.data] == [decimal.id, yearly.id, one.id]
     assert [p.id for p in client.v1.prices.list(params={"type": "recurring"}).data] == [yearly.id]

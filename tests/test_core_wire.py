@@ -472,27 +472,53 @@ def test_expand_nested_and_inside_lists(client: stripe.StripeClient) -> None:
     four_levels = "product.default_price.product.default_price"
     four = client.v1.prices.retrieve(price_id, params={"expand": [four_levels]})
     assert four.product.default_price.product.default_price.id == price_id  # type: ignore[union-attr]
+    # In a list `data` is one of the four levels (Stripe's deepest list expansion is
+    # `data.payment_intent.customer.default_source`).
+    listed4 = client.v1.prices.list(params={"expand": ["data.product.default_price.product"]})
+    assert listed4.data[0].product.default_price.product.name == "Widget"  # type: ignore[union-attr]
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        five = "data.product.default_price.product.default_price"
+        client.v1.prices.list(params={"expand": [five]})
+    assert info.value.param == "expand[0]" and "4 levels" in str(info.value.user_message)
 
 
 # ------------------------------------------------------------------ metadata
 
 def test_metadata_rules(client: stripe.StripeClient) -> None:
+    long_key = "k" * 41
     with pytest.raises(stripe.InvalidRequestError) as info:
-        client.v1.customers.create(params={"metadata": {"k" * 41: "v"}})
-    assert info.value.param == f"metadata[{'k' * 41}]"
+        client.v1.customers.create(params={"metadata": {long_key: "v"}})
+    assert info.value.param == "metadata"
+    assert info.value.user_message == (
+        f"Invalid key: {long_key} must be a string under 40 characters")
+    assert client.v1.customers.create(params={"metadata": {"k" * 40: "v" * 500}}).metadata
     with pytest.raises(stripe.InvalidRequestError) as info:
         client.v1.customers.create(params={"metadata": {"k": "v" * 501}})
-    assert info.value.param == "metadata[k]"
+    assert info.value.param == "metadata"
+    assert info.value.user_message == (
+        f"Invalid val: {'v' * 501} must be a string under 500 characters")
     with pytest.raises(stripe.InvalidRequestError) as info:
         client.v1.customers.create(params={"metadata": {f"k{i}": "v" for i in range(51)}})
     assert info.value.param == "metadata"
+    assert info.value.user_message == (
+        "Metadata can have up to 50 keys, but you've set 51. Email us at "
+        "support+metadata@stripe.com for more information.")
     ok = client.v1.customers.create(params={"metadata": {f"k{i}": "v" for i in range(50)}})
     assert len(ok.metadata.to_dict()) == 50
     merged = client.v1.customers.update(ok.id, params={"metadata": {"k0": "", "new": "x"}})
     assert "k0" not in merged.metadata and merged.metadata["new"] == "x"
     assert len(merged.metadata.to_dict()) == 50
+    with pytest.raises(stripe.InvalidRequestError) as info:  # the 51st key by merging
+        client.v1.customers.update(ok.id, params={"metadata": {"one_more": "x"}})
+    assert "you've set 51" in str(info.value.user_message)
     cleared = client.v1.customers.update(ok.id, params={"metadata": ""})  # type: ignore[typeddict-item]
     assert cleared.metadata.to_dict() == {}
+    # Nested metadata hashes (here a price's inline product) follow the same rules.
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.prices.create(params={"currency": "usd", "unit_amount": 5, "product_data": {
+            "name": "Nested", "metadata": {long_key: "v"}}})
+    assert info.value.param == "product_data[metadata]"
+    assert str(info.value.user_message).startswith(f"Invalid key: {long_key}")
 
 
 # ------------------------------------------------------------------ error shapes

@@ -70,8 +70,9 @@ def expand_tree(paths: list[str]) -> dict[str, Any]:
         if not isinstance(path, str) or not path:
             raise InvalidRequest("Invalid expand path", param=f"expand[{index}]")
         parts = path.split(".")
-        depth = len([p for p in parts if p != "data"])
-        if depth > MAX_DEPTH:
+        # Every segment counts, `data` too: Stripe's deepest list expansion is
+        # `data.payment_intent.customer.default_source`.
+        if len(parts) > MAX_DEPTH:
             raise InvalidRequest(
                 f"You cannot expand more than {MAX_DEPTH} levels of a property. Property: {path}",
                 param=f"expand[{index}]")

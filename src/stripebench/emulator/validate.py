@@ -77,7 +77,10 @@ def coerce(schema: dict[str, Any], value: Any, path: str) -> Any:
         if not isinstance(value, dict):
             raise InvalidRequest(f"Invalid hash{_at(path)}", param=path)
         inner = schema.get("values", {"type": "any"})
-        return {k: coerce(inner, v, _name(path, k)) for k, v in value.items()}
+        result = {k: coerce(inner, v, _name(path, k)) for k, v in value.items()}
+        if path == "metadata" or path.endswith("[metadata]"):
+            check_metadata(result, path)
+        return result
     if isinstance(value, (dict, list)):
         if kind == "any":
             return value
@@ -110,6 +113,41 @@ def coerce(schema: dict[str, Any], value: Any, path: str) -> Any:
             raise InvalidRequest(f"Invalid boolean: {value}", param=path)
         return text == "true"
     return value
+
+
+METADATA_MAX_KEYS = 50
+METADATA_KEY_MAX = 40
+METADATA_VALUE_MAX = 500
+
+
+def check_metadata(metadata: dict[str, Any], param: str = "metadata") -> None:
+    """Stripe's metadata limits, in its words: 50 keys, 40-char keys, 500-char values.
+
+    Runs on every `metadata` hash a request carries (nested ones too); blank values
+    (which drop a key on update) are not counted.
+    """
+    kept = 0
+    for key, value in metadata.items():
+        if value is None or value == "":
+            continue
+        kept += 1
+        if len(key) > METADATA_KEY_MAX:
+            raise InvalidRequest(f"Invalid key: {key} must be a string under "
+                                 f"{METADATA_KEY_MAX} characters", param=param)
+        if "[" in key or "]" in key:
+            raise InvalidRequest(f"Invalid key: {key} cannot contain square brackets "
+                                 "('[' or ']')", param=param)
+        if len(str(value)) > METADATA_VALUE_MAX:
+            raise InvalidRequest(f"Invalid val: {value} must be a string under "
+                                 f"{METADATA_VALUE_MAX} characters", param=param)
+    if kept > METADATA_MAX_KEYS:
+        raise too_many_metadata_keys(kept, param)
+
+
+def too_many_metadata_keys(count: int, param: str = "metadata") -> InvalidRequest:
+    return InvalidRequest(f"Metadata can have up to {METADATA_MAX_KEYS} keys, but you've set "
+                          f"{count}. Email us at support+metadata@stripe.com for more "
+                          "information.", param=param)
 
 
 def _type_word(kind: str) -> str:

@@ -5,10 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InvalidRequest
-
-METADATA_MAX_KEYS = 50
-METADATA_KEY_MAX = 40
-METADATA_VALUE_MAX = 500
+from ..validate import METADATA_MAX_KEYS, check_metadata, too_many_metadata_keys
 
 
 def merge_metadata(current: dict[str, Any] | None, update: Any) -> dict[str, str]:
@@ -20,19 +17,10 @@ def merge_metadata(current: dict[str, Any] | None, update: Any) -> dict[str, str
         if value is None or value == "":
             merged.pop(key, None)
             continue
-        if len(key) > METADATA_KEY_MAX:
-            raise InvalidRequest(f"Metadata keys can have up to {METADATA_KEY_MAX} characters; "
-                                 f"'{key}' has {len(key)}.", param=f"metadata[{key}]")
-        if "[" in key or "]" in key:
-            raise InvalidRequest("Metadata keys cannot contain '[' or ']'.",
-                                 param=f"metadata[{key}]")
-        if len(str(value)) > METADATA_VALUE_MAX:
-            raise InvalidRequest(f"Metadata values can have up to {METADATA_VALUE_MAX} "
-                                 "characters.", param=f"metadata[{key}]")
+        check_metadata({key: value})
         merged[key] = str(value)
     if len(merged) > METADATA_MAX_KEYS:
-        raise InvalidRequest(f"You can have up to {METADATA_MAX_KEYS} metadata keys.",
-                             param="metadata")
+        raise too_many_metadata_keys(len(merged))
     return merged
 
 

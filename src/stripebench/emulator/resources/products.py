@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..context import Ctx
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, Unsupported
 from ..events import changed
 from ..listing import paginate
 from ..render import hidden_unless_expanded
@@ -129,6 +129,18 @@ def _tiers(tiers: list[dict[str, Any]] | None, param: str = "tiers") -> list[dic
     return out
 
 
+def _currency_option(opt: dict[str, Any], tax_behavior: str, param: str) -> dict[str, Any]:
+    """One `currency_options` entry as Stripe stores it (create and update alike)."""
+    return {
+        "custom_unit_amount": _custom_amount(opt.get("custom_unit_amount")),
+        "tax_behavior": opt.get("tax_behavior") or tax_behavior,
+        "tiers": _tiers(opt.get("tiers"), f"{param}[tiers]"),
+        "unit_amount": opt.get("unit_amount"),
+        "unit_amount_decimal": str(opt["unit_amount"]) if opt.get("unit_amount") is not None
+        else opt.get("unit_amount_decimal"),
+    }
+
+
 def _custom_amount(spec: dict[str, Any] | None) -> dict[str, Any] | None:
     if not spec or not spec.get("enabled"):
         return None
@@ -137,6 +149,9 @@ def _custom_amount(spec: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def build_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     cur = currency(require(params, "currency"))
+    if params.get("product_data") and params.get("product"):
+        raise InvalidRequest("You may only specify one of these parameters: product, "
+                             "product_data.", param="product")
     if params.get("product_data"):
         product = create_product(ctx, params["product_data"])
         product_id = product["id"]
@@ -193,14 +208,8 @@ def build_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     if params.get("currency_options"):
         options = {}
         for code, opt in params["currency_options"].items():
-            options[currency(code, f"currency_options[{code}]")] = {
-                "custom_unit_amount": _custom_amount(opt.get("custom_unit_amount")),
-                "tax_behavior": opt.get("tax_behavior", params.get("tax_behavior", "unspecified")),
-                "tiers": _tiers(opt.get("tiers"), f"currency_options[{code}][tiers]"),
-                "unit_amount": opt.get("unit_amount"),
-                "unit_amount_decimal": str(opt["unit_amount"]) if opt.get("unit_amount") is not None
-                else opt.get("unit_amount_decimal"),
-            }
+            options[currency(code, f"currency_options[{code}]")] = _currency_option(
+                opt, params.get("tax_behavior", "unspecified"), f"currency_options[{code}]")
         options.setdefault(cur, {"custom_unit_amount": None,
                                  "tax_behavior": params.get("tax_behavior", "unspecified"),
                                  "tiers": None, "unit_amount": amount,
@@ -250,10 +259,34 @@ def update_price(ctx: Ctx, params: dict[str, Any], price: str) -> dict[str, Any]
         raise InvalidRequest("The tax_behavior of a price cannot be changed once it is set to "
                              "inclusive or exclusive.", param="tax_behavior")
     apply(obj, params, ("active", "lookup_key", "nickname", "tax_behavior", "metadata"))
-    if params.get("currency_options"):
+    if "currency_options" in params and params["currency_options"] is None:
+        obj["currency_options"] = None  # `currency_options=` drops the extra currencies
+    elif params.get("currency_options"):
         options = dict(obj.get("currency_options") or {})
+        options.setdefault(obj["currency"], {
+            "custom_unit_amount": obj.get("custom_unit_amount"),
+            "tax_behavior": obj.get("tax_behavior", "unspecified"), "tiers": obj.get("tiers"),
+            "unit_amount": obj.get("unit_amount"),
+            "unit_amount_decimal": obj.get("unit_amount_decimal")})
         for code, opt in params["currency_options"].items():
-            options[currency(code)] = {**options.get(code, {}), **opt}
+            code = currency(code, f"currency_options[{code}]")
+            if code == obj["currency"]:
+                raise Unsupported("changing a price's own currency through currency_options "
+                                  "(Stripe's amounts cannot change after creation)",
+                                  param=f"currency_options[{code}]")
+            fresh = _currency_option(opt, str(obj.get("tax_behavior") or "unspecified"),
+                                     f"currency_options[{code}]")
+            if code not in options:
+                options[code] = fresh
+                continue
+            entry = dict(options[code])  # only the fields sent change
+            for name in ("custom_unit_amount", "tax_behavior", "tiers"):
+                if name in opt:
+                    entry[name] = fresh[name]
+            if "unit_amount" in opt or "unit_amount_decimal" in opt:
+                entry["unit_amount"] = fresh["unit_amount"]
+                entry["unit_amount_decimal"] = fresh["unit_amount_decimal"]
+            options[code] = entry
         obj["currency_options"] = options
     ctx.put(obj)
     ctx.emit("price.updated", obj, changed(before, obj))
