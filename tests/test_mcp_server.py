@@ -48,10 +48,14 @@ def test_stdio_tools_work_in_the_trial_workdir(tmp_path: Path) -> None:
         ("str_replace", {"path": "app.py", "old_str": "absent", "new_str": "x"}),
         ("browser_navigate", {"url": (workdir / "page.html").as_uri()}),
         ("browser_take_screenshot", {}),
+        ("bash", {"command": "head -c 200000 /dev/zero | tr '\\0' x"}),
         ("submit", {"summary": "all done"}),
     ])
     assert set(names) == set(SPEC_BY_NAME)
-    bash, replace, view, insert, slow, missing, page, shot, submit = results
+    bash, replace, view, insert, slow, missing, page, shot, flood, submit = results
+    # output is capped at 30 kB per stream, and says so
+    assert 30_000 <= len(flood.content[0].text) < 31_000
+    assert "x" * 1000 in flood.content[0].text and "output truncated" in flood.content[0].text
     assert "sk_test_fromconfig" in bash.content[0].text and "hello" in bash.content[0].text
     assert not replace.is_error and "bonjour" in view.content[0].text
     assert (workdir / "app.py").read_text() == "# top\nprint('bonjour')\n"
@@ -65,7 +69,7 @@ def test_stdio_tools_work_in_the_trial_workdir(tmp_path: Path) -> None:
               .splitlines()]
     calls = [e["name"] for e in events if e["type"] == "tool_call"]
     assert calls == ["bash", "str_replace", "view", "insert", "bash", "str_replace",
-                     "browser_navigate", "browser_take_screenshot", "submit"]
+                     "browser_navigate", "browser_take_screenshot", "bash", "submit"]
     assert any(e.get("images") for e in events if e["type"] == "tool_result")
 
 
