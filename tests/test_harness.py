@@ -210,6 +210,10 @@ def test_turn_limit_stops_the_agent_and_still_scores(tmp_path: Path, emu: Emulat
     assert result["status"] == "turn_limit" and result["turns"] == 2
     assert result["tool_calls"] == 2  # the third step (submit) never ran
     assert result["reward"] == 1.0  # the work was done: a turn limit is a scored end
+    phases = [result[k] for k in ("setup_seconds", "agent_seconds", "grader_seconds",
+                                  "teardown_seconds")]
+    assert all(p >= 0 for p in phases) and result["agent_seconds"] > 0
+    assert sum(phases) <= result["wall_seconds"] + 0.01
 
 
 def _task_copy(tmp: Path, name: str, verifier: str) -> Any:

@@ -162,3 +162,22 @@ def test_a_local_server_needs_no_key_and_a_missing_key_fails_fast(
                         emulator=Emulator(emulator.base))
     assert result["status"] == "completed", result["error"]
     assert result["reward"] == 1.0
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_model_agent_stops_at_the_turn_limit(provider: str, fake: FakeModelServer,
+                                             tmp_path: Path, emulator: Any,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-fake")
+    base = f"http://127.0.0.1:{fake.port}" + ("/v1" if provider == "openai" else "")
+    (result,) = execute(RunPlan(out=tmp_path, tasks=[SHOP], agent_name=provider,
+                                model="m", max_turns=1),
+                        lambda: make_agent(provider, "m", base_url=base,
+                                           options={"backoff_base": 0.01}),
+                        emulator=Emulator(emulator.base))
+    assert result["status"] == "turn_limit" and result["turns"] == 1
+    assert len(fake.requests) == 1  # no model call after the limit
+    assert (result["input_tokens"], result["output_tokens"]) == (1000, 100)
+    assert result["cost_usd"] is None  # an unknown model has no list price
+    assert result["reward"] == 1.0  # the one turn solved it: a turn limit is still scored
