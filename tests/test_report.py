@@ -140,3 +140,20 @@ def test_an_interrupted_run_says_which_trials_are_missing(tmp_path: Path) -> Non
     assert "3 trial(s) not finished" in done.stdout and "--resume" in done.stdout
     complete = write_run(tmp_path / "r4", "m", [trial("checkout", 1, 1.0, 5)])
     assert load_run(complete).unfinished == []  # no plan recorded: nothing to claim
+
+
+def test_a_hung_or_crashed_agent_is_never_a_score(tmp_path: Path) -> None:
+    # the grader ran after the timeout and found the work done: still not a score
+    run = write_run(tmp_path / "r5", "m", [
+        trial("checkout", 1, 1.0, 7, status="agent_timeout"),
+        trial("checkout", 2, 0.5, 9),
+        trial("refunds", 1, 1.0, 3, status="agent_error"),
+    ])
+    summary = summarize(load_run(run))
+    tasks = {t.task: t for t in summary.tasks}
+    assert (tasks["checkout"].score, tasks["checkout"].chosen) == (0.5, [2])
+    assert tasks["refunds"].score is None and summary.mean == 0.5
+    assert sorted(e["status"] for e in summary.errors) == ["agent_error", "agent_timeout"]
+    rows = list(csv.reader(io.StringIO(csv_text([summary]))))
+    assert ["refunds", "m", "r5-abc", "", ""] in rows
+    assert ["checkout", "m", "r5-abc", "0.5000", "9"] in rows
