@@ -101,6 +101,59 @@ def test_customer_tax_ids(client: stripe.StripeClient) -> None:
     assert client.v1.customers.tax_ids.list(customer.id).data == []
 
 
+def test_customer_create_params_and_expandable_lists(client: stripe.StripeClient) -> None:
+    customer = client.v1.customers.create(params={
+        "email": "vat@example.com", "tax_id_data": [{"type": "eu_vat", "value": "FR12345678901"}],
+        "shipping": {"name": "S", "address": {"country": "DE", "postal_code": "10115"}},
+        "address": {"country": "US", "state": "CA"}, "tax": {"ip_address": "203.0.113.9"}})
+    assert "tax_ids" not in customer and "tax" not in customer
+    full = client.v1.customers.retrieve(customer.id, params={
+        "expand": ["tax_ids", "tax", "subscriptions", "sources"]})
+    assert full.tax_ids is not None
+    assert [(t.value, t.country) for t in full.tax_ids.data] == [("FR12345678901", "FR")]
+    assert full.tax_ids.url == f"/v1/customers/{customer.id}/tax_ids"
+    assert full.tax is not None and full.tax.ip_address == "203.0.113.9"
+    assert full.tax.location is not None
+    assert (full.tax.location.country, full.tax.location.source) == ("DE", "shipping_destination")
+    assert full.tax.automatic_tax == "supported"
+    assert full.subscriptions is not None and full.subscriptions.data == []
+    assert full.sources is not None and full.sources.data == []
+    # Subscriptions show up in the customer's expanded list.
+    price = client.v1.prices.create(params={"currency": "usd", "unit_amount": 500,
+                                            "recurring": {"interval": "month"},
+                                            "product_data": {"name": "Sub"}})
+    sub = client.v1.subscriptions.create(params={
+        "customer": customer.id, "items": [{"price": price.id}],
+        "payment_behavior": "default_incomplete"})
+    listed = client.v1.customers.retrieve(customer.id, params={"expand": ["subscriptions"]})
+    assert listed.subscriptions is not None
+    assert [s.id for s in listed.subscriptions.data] == [sub.id]
+    # A bad tax id leaves no customer behind.
+    before = len(client.v1.customers.list(params={"limit": 100}).data)
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.customers.create(params={"tax_id_data": [{"type": "eu_vat", "value": "123"}]})
+    assert info.value.param == "tax_id_data[0][value]"
+    assert len(client.v1.customers.list(params={"limit": 100}).data) == before
+    # No location and validate_location=immediately is refused.
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.customers.create(params={"tax": {"validate_location": "immediately"}})
+    assert info.value.code == "customer_tax_location_invalid"
+    bare = client.v1.customers.retrieve(
+        client.v1.customers.create(params={}).id, params={"expand": ["tax"]})
+    assert bare.tax is not None and bare.tax.automatic_tax == "unrecognized_location"
+    assert bare.tax.location is None
+    # Legacy sources and cash balances fail loudly instead of being dropped.
+    for params in ({"source": "tok_visa"}, {"cash_balance": {"settings": {
+            "reconciliation_mode": "manual"}}}):
+        with pytest.raises(stripe.InvalidRequestError) as info:
+            client.v1.customers.create(params=params)  # type: ignore[arg-type]
+        assert info.value.code == "emulator_unsupported"
+        assert info.value.param == next(iter(params))
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.customers.update(customer.id, params={"default_source": "card_x"})
+    assert info.value.code == "emulator_unsupported" and info.value.param == "default_source"
+
+
 # ------------------------------------------------------------------ products
 
 def test_product_with_default_price_data(client: stripe.StripeClient) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..context import Ctx
-from ..errors import InvalidRequest, missing
+from ..errors import InvalidRequest, Unsupported, missing
 from ..events import changed
-from ..listing import paginate
+from ..listing import list_of, paginate
+from ..render import hidden_unless_expanded, includable
 from ..router import api
 from ..search import field, search
 from ._common import apply, currency, deleted, merge_metadata
@@ -19,8 +20,84 @@ SEARCH_FIELDS = {"email": field("email"), "name": field("name"), "phone": field(
                  "created": field("created")}
 
 
+def _refuse_legacy(params: dict[str, Any]) -> None:
+    """Parameters of Stripe features the emulator does not model: say so, never drop them."""
+    if params.get("source") is not None:
+        raise Unsupported("customer `source` (the legacy Sources / Cards API); attach a "
+                          "PaymentMethod with `payment_method` instead", param="source")
+    if params.get("default_source") is not None:
+        raise Unsupported("customer `default_source` (the legacy Sources / Cards API); use "
+                          "`invoice_settings[default_payment_method]`", param="default_source")
+    if params.get("cash_balance") is not None:
+        raise Unsupported("customer cash balances", param="cash_balance")
+
+
+def _apply_tax(ctx: Ctx, customer: dict[str, Any], params: dict[str, Any]) -> None:
+    """`tax[ip_address]` is kept; `tax[validate_location]=immediately` checks the location."""
+    tax = params.get("tax")
+    if not tax:
+        return
+    if "ip_address" in tax:
+        customer["_tax_ip_address"] = tax["ip_address"]
+    if tax.get("validate_location") == "immediately" and _tax_location(customer) is None:
+        raise InvalidRequest(
+            "The customer's location could not be determined. Provide a valid address "
+            "(country, and postal code where required) to use Stripe Tax.",
+            code="customer_tax_location_invalid", param="tax[validate_location]")
+
+
+def _tax_location(customer: dict[str, Any]) -> dict[str, Any] | None:
+    """Where Stripe Tax places a customer: shipping address, then billing address."""
+    shipping = (customer.get("shipping") or {}).get("address") or {}
+    if shipping.get("country"):
+        return {"country": shipping["country"], "source": "shipping_destination",
+                "state": shipping.get("state")}
+    billing = customer.get("address") or {}
+    if billing.get("country"):
+        return {"country": billing["country"], "source": "billing_address",
+                "state": billing.get("state")}
+    return None
+
+
+# Since 2020-08-27 Stripe sends these only when expanded; the includers below compute
+# the ones that are lists or derived.
+hidden_unless_expanded("customer", "cash_balance", "invoice_credit_balance", "sources",
+                       "subscriptions", "tax", "tax_ids")
+
+
+@includable("customer", "tax")
+def _tax(ctx: Ctx, customer: dict[str, Any]) -> dict[str, Any]:
+    location = _tax_location(customer)
+    return {"automatic_tax": "supported" if location else "unrecognized_location",
+            "ip_address": customer.get("_tax_ip_address"), "location": location,
+            "provider": "stripe"}
+
+
+@includable("customer", "tax_ids")
+def _tax_ids(ctx: Ctx, customer: dict[str, Any]) -> dict[str, Any]:
+    ids = [t for t in ctx.account.iter_type("tax_id") if t.get("customer") == customer["id"]]
+    return list_of(ids, f"/v1/customers/{customer['id']}/tax_ids")
+
+
+@includable("customer", "subscriptions")
+def _subscriptions(ctx: Ctx, customer: dict[str, Any]) -> dict[str, Any]:
+    subs = [s for s in ctx.account.iter_type("subscription")
+            if s.get("customer") == customer["id"]
+            and s.get("status") not in ("canceled", "incomplete_expired")]
+    return list_of(subs, f"/v1/customers/{customer['id']}/subscriptions")
+
+
+@includable("customer", "sources")
+def _sources(ctx: Ctx, customer: dict[str, Any]) -> dict[str, Any]:
+    # Legacy sources cannot be created here (`source` fails loudly), so the list is empty.
+    return list_of([], f"/v1/customers/{customer['id']}/sources")
+
+
 @api("POST", "/v1/customers")
 def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    _refuse_legacy(params)
+    for index, data in enumerate(params.get("tax_id_data") or []):
+        _check_tax_id(data["type"], data["value"], f"tax_id_data[{index}][value]")
     customer = ctx.new("customer", "cus")
     customer["invoice_prefix"] = ctx.account.ids.token(8).upper()
     customer["next_invoice_sequence"] = 1
@@ -40,9 +117,13 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                         kind="test_clock")
         customer["test_clock"] = clock["id"]
         customer["created"] = clock["frozen_time"]
+    _apply_tax(ctx, customer, params)
     ctx.put(customer)
     for hook in CREATE_HOOKS:
         hook(ctx, customer, params)
+    for index, data in enumerate(params.get("tax_id_data") or []):
+        _new_tax_id(ctx, customer["id"], data["type"], data["value"],
+                    f"tax_id_data[{index}][value]")
     ctx.emit("customer.created", customer)
     return customer
 
@@ -64,8 +145,15 @@ def retrieve(ctx: Ctx, params: dict[str, Any], customer: str) -> dict[str, Any]:
 @api("POST", "/v1/customers/{customer}")
 def update(ctx: Ctx, params: dict[str, Any], customer: str) -> dict[str, Any]:
     obj = ctx.get(customer, "customer")
+    _refuse_legacy(params)
     before = dict(obj)
     apply(obj, params, FIELDS + ("metadata",))
+    try:
+        _apply_tax(ctx, obj, params)
+    except InvalidRequest:
+        obj.clear()
+        obj.update(before)
+        raise
     if "invoice_settings" in params:
         settings = params["invoice_settings"] or {}
         current = dict(obj.get("invoice_settings") or {})
@@ -182,11 +270,18 @@ def list_balance_transactions(ctx: Ctx, params: dict[str, Any], customer: str) -
 @api("POST", "/v1/customers/{customer}/tax_ids")
 def create_tax_id(ctx: Ctx, params: dict[str, Any], customer: str) -> dict[str, Any]:
     ctx.get(customer, "customer", "customer")
-    kind, value = params["type"], params["value"]
-    country = value[:2].upper() if kind == "eu_vat" else kind.split("_")[0].upper()
+    return _new_tax_id(ctx, customer, params["type"], params["value"], "value")
+
+
+def _check_tax_id(kind: str, value: str, param: str) -> None:
     if kind == "eu_vat" and not value[:2].isalpha():
-        raise InvalidRequest(f"Invalid value for eu_vat: {value}.", param="value",
+        raise InvalidRequest(f"Invalid value for eu_vat: {value}.", param=param,
                              code="tax_id_invalid")
+
+
+def _new_tax_id(ctx: Ctx, customer: str, kind: str, value: str, param: str) -> dict[str, Any]:
+    _check_tax_id(kind, value, param)
+    country = value[:2].upper() if kind == "eu_vat" else kind.split("_")[0].upper()
     tax_id = ctx.new("tax_id", "txi", type=kind, value=value, country=country,
                      customer=customer,
                      owner={"type": "customer", "customer": customer, "account": None,
