@@ -339,3 +339,19 @@ def test_tasks_check_can_run_again_into_the_same_out(tmp_path: Path) -> None:
         lines: list[str] = []
         assert check_tasks([SHOP], tmp_path, echo=lines.append) == [], lines
         assert lines == ["ok   fixture-shop: oracle 1.0, noop 0.0"]
+
+
+def test_run_takes_several_task_ids_after_one_tasks_flag(tmp_path: Path) -> None:
+    base = [sys.executable, "-m", "stripebench.cli", "run", "--agent", "noop", "--tasks-dir",
+            str(FIXTURES), "--no-report", "--sandbox", "local"]
+    for n, ids in enumerate((["fixture-shop", "fixture-bad-grader"],
+                             ["fixture-shop,fixture-bad-grader"])):
+        out = tmp_path / f"r{n}"
+        done = subprocess.run(base + ["--out", str(out), "--tasks", *ids], capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert json.loads((out / "run.json").read_text())["tasks"] == [
+            "fixture-shop", "fixture-bad-grader"]
+    stray = subprocess.run(base + ["--out", str(tmp_path / "r9"), "fixture-shop"],
+                           capture_output=True, text=True, timeout=60)
+    assert stray.returncode == 2 and "unexpected argument(s): fixture-shop" in stray.stderr

@@ -22,11 +22,13 @@ def _fail(message: str) -> typer.Exit:
 
 
 def run_command(
+    ctx: typer.Context,
     agent: str | None = typer.Option(None, help="oracle, noop, scripted, openai, anthropic, "
                                      "goose, claude-code, codex (default: a model when "
                                      "ANTHROPIC_API_KEY/OPENAI_API_KEY is set, else oracle)."),
     model: str | None = typer.Option(None, help="Model name for model-backed agents."),
-    tasks: list[str] = typer.Option([], "--tasks", "-t", help="Task ids (default: all)."),
+    tasks: list[str] = typer.Option([], "--tasks", "-t", help="Task ids (default: all): "
+                                    "--tasks a b, --tasks a,b or --tasks a --tasks b."),
     category: str | None = typer.Option(None, help="backend, full-stack or gym."),
     attempts: int = typer.Option(1, min=1, help="Trials per task (best-of-N in reports)."),
     parallel: int = typer.Option(1, min=1, help="Trials at once."),
@@ -50,6 +52,9 @@ def run_command(
     from .runner import RunError, RunPlan, execute, pending
     from .task import TaskError, discover, select
 
+    if ctx.args and not tasks:
+        raise _fail(f"unexpected argument(s): {' '.join(ctx.args)}")
+    tasks = [t for value in [*tasks, *ctx.args] for t in value.split(",") if t]
     if agent is None:
         agent, default_model = default_agent()
         model = model or default_model
