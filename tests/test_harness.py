@@ -352,6 +352,14 @@ def test_run_takes_several_task_ids_after_one_tasks_flag(tmp_path: Path) -> None
         assert done.returncode == 0, done.stderr
         assert json.loads((out / "run.json").read_text())["tasks"] == [
             "fixture-shop", "fixture-bad-grader"]
+    script = tmp_path / "hang.json"
+    script.write_text(json.dumps([{"sleep": 60}]))
+    hung = subprocess.run(base[:5] + ["scripted", "--script", str(script)] + base[6:] + [
+        "--out", str(tmp_path / "r8"), "--tasks", "fixture-shop", "--agent-timeout", "1"],
+        capture_output=True, text=True, timeout=120)
+    assert hung.returncode == 0, hung.stderr
+    # graded for information, but the live display does not pass it off as a score
+    assert "fixture-shop #1: agent_timeout reward 0.00 (not scored)" in hung.stdout
     stray = subprocess.run(base + ["--out", str(tmp_path / "r9"), "fixture-shop"],
                            capture_output=True, text=True, timeout=60)
     assert stray.returncode == 2 and "unexpected argument(s): fixture-shop" in stray.stderr

@@ -51,6 +51,7 @@ def run_command(
     from .agents import AgentError, default_agent, make_agent
     from .runner import RunError, RunPlan, execute, pending
     from .task import TaskError, discover, select
+    from .trial import SCORED
 
     if ctx.args and not tasks:
         raise _fail(f"unexpected argument(s): {' '.join(ctx.args)}")
@@ -91,6 +92,8 @@ def run_command(
         def on_result(result: dict[str, object]) -> None:
             reward = result.get("reward")
             shown = "—" if reward is None else f"{float(reward):.2f}"  # type: ignore[arg-type]
+            if reward is not None and result["status"] not in SCORED:
+                shown += " (not scored)"  # e.g. graded after a timeout, for information
             progress.console.print(f"  {result['task']} #{result['attempt']}: "
                                    f"{result['status']} reward {shown} turns "
                                    f"{result['turns']} ({result['wall_seconds']}s)")
