@@ -185,6 +185,28 @@ def test_product_with_default_price_data(client: stripe.StripeClient) -> None:
     assert expanded.default_price.id == price.id  # type: ignore[union-attr]
 
 
+def test_product_type_tax_details_and_atomic_default_price(client: stripe.StripeClient) -> None:
+    good = client.v1.products.create(params={
+        "name": "Box", "type": "good", "tax_details": {"performance_location": "US-CA"}})
+    assert good.type == "good"
+    assert good.tax_details is not None and good.tax_details.performance_location == "US-CA"
+    assert good.tax_details.tax_code is None
+    assert [p.id for p in client.v1.products.list(params={"type": "good"}).data] == [good.id]
+    before = client.v1.products.list(params={"limit": 100}).data
+    events_before = client.v1.events.list(params={"limit": 100}).data
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.products.create(params={"name": "Broken", "default_price_data": {
+            "currency": "usd", "unit_amount": 100,
+            "recurring": {"interval": "month", "interval_count": 37}}})
+    assert info.value.param == "default_price_data[recurring][interval_count]"
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.prices.create(params={"currency": "usd", "product_data": {"name": "Inline"}})
+    assert info.value.param == "unit_amount"
+    # Neither failed request left a product or an event behind.
+    assert client.v1.products.list(params={"limit": 100}).data == before
+    assert client.v1.events.list(params={"limit": 100}).data == events_before
+
+
 def test_price_currency_options_only_when_expanded(client: stripe.StripeClient) -> None:
     product = client.v1.products.create(params={"name": "P"})
     price = client.v1.prices.create(params={

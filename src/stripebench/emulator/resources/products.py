@@ -15,7 +15,7 @@ from ._common import apply, currency, deleted, merge_metadata, require
 
 PRODUCT_FIELDS = ("active", "description", "images", "marketing_features", "name",
                   "package_dimensions", "shippable", "statement_descriptor", "tax_code",
-                  "unit_label", "url")
+                  "tax_details", "unit_label", "url")
 PRODUCT_SEARCH = {"active": field("active"), "description": field("description"),
                   "name": field("name"), "shippable": field("shippable"), "url": field("url"),
                   "created": field("created")}
@@ -28,10 +28,20 @@ PRICE_SEARCH = {"active": field("active"), "currency": field("currency"),
 
 @api("POST", "/v1/products")
 def create_product(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
-    product = ctx.new("product", "prod", id=params.get("id"), active=True, type="service",
-                      images=[], marketing_features=[], updated=ctx.now())
+    product = ctx.new("product", "prod", id=params.get("id"), active=True,
+                      type=params.get("type") or "service", images=[], marketing_features=[],
+                      updated=ctx.now())
     if params.get("id") and ctx.account.objects.get(params["id"]):
         raise InvalidRequest("Product already exists.", param="id", code="resource_already_exists")
+    if params.get("default_price_data"):
+        # Check the price before the product exists: a bad price creates neither.
+        try:
+            price_fields(ctx, params["default_price_data"])
+        except InvalidRequest as exc:
+            if exc.param:  # name it where the client sent it: default_price_data[unit_amount]
+                head, bracket, rest = exc.param.partition("[")
+                exc.param = f"default_price_data[{head}]{bracket}{rest}"
+            raise
     apply(product, params, PRODUCT_FIELDS)
     product["metadata"] = merge_metadata({}, params.get("metadata") or {})
     if "active" not in params:
@@ -148,15 +158,33 @@ def _custom_amount(spec: dict[str, Any] | None) -> dict[str, Any] | None:
             "preset": spec.get("preset")}
 
 def build_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
-    cur = currency(require(params, "currency"))
+    """Create a price; every check runs before anything is written (or an inline product made)."""
     if params.get("product_data") and params.get("product"):
         raise InvalidRequest("You may only specify one of these parameters: product, "
                              "product_data.", param="product")
+    if not params.get("product_data"):
+        ctx.get(require(params, "product"), "product", "product")
+    fields = price_fields(ctx, params)
+    lookup_key = fields["lookup_key"]
+    if lookup_key:
+        holder = next((p for p in ctx.account.iter_type("price")
+                       if p.get("lookup_key") == lookup_key), None)
+        if holder is not None:
+            holder["lookup_key"] = None
+            ctx.put(holder)
     if params.get("product_data"):
-        product = create_product(ctx, params["product_data"])
-        product_id = product["id"]
+        fields["product"] = create_product(ctx, params["product_data"])["id"]
     else:
-        product_id = ctx.get(require(params, "product"), "product", "product")["id"]
+        fields["product"] = params["product"]
+    price = ctx.new("price", "price", **fields)
+    ctx.put(price)
+    ctx.emit("price.created", price)
+    return price
+
+
+def price_fields(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    """Validate price params (all but `product`) and return the new price's fields."""
+    cur = currency(require(params, "currency"))
     scheme = params.get("billing_scheme", "per_unit")
     amount = params.get("unit_amount")
     decimal = params.get("unit_amount_decimal")
@@ -202,8 +230,6 @@ def build_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
             if not params.get("transfer_lookup_key"):
                 raise InvalidRequest(f"A price (`{holder['id']}`) already uses that lookup key.",
                                      param="lookup_key")
-            holder["lookup_key"] = None
-            ctx.put(holder)
     options = None
     if params.get("currency_options"):
         options = {}
@@ -215,20 +241,17 @@ def build_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                                  "tiers": None, "unit_amount": amount,
                                  "unit_amount_decimal": str(amount) if amount is not None
                                  else decimal})
-    price = ctx.new(
-        "price", "price", active=params.get("active", True), billing_scheme=scheme,
+    return dict(
+        active=params.get("active", True), billing_scheme=scheme,
         currency=cur, currency_options=options, custom_unit_amount=custom,
         lookup_key=lookup_key, metadata=merge_metadata({}, params.get("metadata") or {}),
-        nickname=params.get("nickname"), product=product_id, recurring=recurring,
+        nickname=params.get("nickname"), recurring=recurring,
         tax_behavior=params.get("tax_behavior", "unspecified"),
         tiers=_tiers(params.get("tiers")),
         tiers_mode=params.get("tiers_mode"), transform_quantity=params.get("transform_quantity"),
         type="recurring" if recurring else "one_time", unit_amount=amount,
         unit_amount_decimal=decimal if decimal is not None else (
             str(amount) if amount is not None else None))
-    ctx.put(price)
-    ctx.emit("price.created", price)
-    return price
 
 
 @api("POST", "/v1/prices")
