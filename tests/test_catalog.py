@@ -504,6 +504,37 @@ def test_promotion_code_uniqueness_among_active(client: stripe.StripeClient) -> 
     assert updated.restrictions.currency_options["eur"].minimum_amount == 500
 
 
+def test_coupon_currency_options_update_and_promotion_code_rules(
+        client: stripe.StripeClient) -> None:
+    amount = client.v1.coupons.create(params={"amount_off": 500, "currency": "usd",
+                                              "currency_options": {"eur": {"amount_off": 450}}})
+    updated = client.v1.coupons.update(amount.id, params={
+        "currency_options": {"gbp": {"amount_off": 400}, "eur": {"amount_off": 460}},
+        "expand": ["currency_options"]})
+    options = updated.currency_options
+    assert options is not None
+    assert options.to_dict() == {"eur": {"amount_off": 460}, "gbp": {"amount_off": 400}}
+    percent = client.v1.coupons.create(params={"percent_off": 10})
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.coupons.update(percent.id, params={
+            "currency_options": {"eur": {"amount_off": 1}}})
+    assert info.value.param == "currency_options"
+    promotion = {"type": "coupon", "coupon": percent.id}
+    dashed = client.v1.promotion_codes.create(params={"promotion": promotion,  # type: ignore[typeddict-item]
+                                                      "code": "Spring-2026"})
+    assert dashed.code == "Spring-2026"
+    for bad in ("SPRING 26", "10%OFF", "under_score"):
+        with pytest.raises(stripe.InvalidRequestError) as info:
+            client.v1.promotion_codes.create(params={"promotion": promotion,  # type: ignore[typeddict-item]
+                                                     "code": bad})
+        assert info.value.param == "code", bad
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.promotion_codes.create(params={"promotion": promotion,  # type: ignore[typeddict-item]
+                                                 "customer_account": "acct_123"})
+    assert info.value.code == "emulator_unsupported"
+    assert info.value.param == "customer_account"
+
+
 def test_promotion_codes_classic_shape_before_clover(emulator: RunningEmulator,
                                                      account: dict[str, str]) -> None:
     old = stripe.StripeClient(account["secret_key"], base_addresses={"api": emulator.base},

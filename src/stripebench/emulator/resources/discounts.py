@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..context import Ctx
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, Unsupported
 from ..events import changed
 from ..listing import paginate
 from ..render import hidden_unless_expanded
@@ -69,6 +70,15 @@ def update_coupon(ctx: Ctx, params: dict[str, Any], coupon: str) -> dict[str, An
     obj = ctx.get(coupon, "coupon")
     before = dict(obj)
     apply(obj, params, ("name", "metadata"))
+    if params.get("currency_options"):
+        if obj.get("amount_off") is None:
+            raise InvalidRequest("currency_options can only be set on coupons with amount_off.",
+                                 param="currency_options")
+        options = dict(obj.get("currency_options") or {})
+        for code, option in params["currency_options"].items():
+            options[currency(code, f"currency_options[{code}]")] = {
+                "amount_off": option["amount_off"]}
+        obj["currency_options"] = options
     ctx.put(obj)
     ctx.emit("coupon.updated", obj, changed(before, obj))
     return obj
@@ -120,6 +130,10 @@ def promotion_code_coupon_field(ctx: Ctx, obj: dict[str, Any]) -> None:
     obj["coupon"] = coupon
 
 
+# The characters the SDK documents for `code` (letters, digits, dashes).
+CODE = re.compile(r"[A-Za-z0-9-]{1,500}")
+
+
 def find_active_code(ctx: Ctx, code: str) -> dict[str, Any] | None:
     wanted = code.strip().upper()
     for promo in ctx.account.iter_type("promotion_code"):
@@ -136,7 +150,14 @@ def create_promotion_code(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         raise InvalidRequest("Missing required param: promotion[coupon].",
                              code="parameter_missing", param="promotion[coupon]")
     coupon = ctx.get(coupon_id, "coupon", "promotion[coupon]")
+    if params.get("customer_account"):
+        raise Unsupported("promotion codes restricted to a `customer_account`",
+                          param="customer_account")
     code = params.get("code") or ctx.account.ids.token(8).upper()
+    if not CODE.fullmatch(code):
+        raise InvalidRequest(f"Invalid code: {code}. Promotion codes may contain only letters "
+                             "(a-z, A-Z), digits (0-9) and dashes (-), up to 500 characters.",
+                             param="code")
     if params.get("active", True) and find_active_code(ctx, code):
         raise InvalidRequest("An active promotion code with `code: "
                              f"{code}` already exists.", param="code")
