@@ -437,3 +437,24 @@ def test_every_checkout_session_create_parameter_is_in_a_checkout_guide() -> Non
     text = "\n".join(p.read_text() for p in guide_pages.guide_files()
                      if p.stem.startswith("checkout."))
     assert [f.name for f in create.params if f.name not in text] == []
+
+
+def test_every_sdk_endpoint_and_object_has_a_page(index: DocsIndex) -> None:
+    """Completeness, read from the installed SDK's source independently of sdk_model:
+    every (verb, path) a service method requests and every object class."""
+    import stripe
+
+    sdk = Path(stripe.__file__).parent
+    request = re.compile(r'self\._request\(\s*"(get|post|delete)",\s*"([^"]+)"')
+    object_name = re.compile(r'OBJECT_NAME: ClassVar\[\s*Literal\["([^"]+)"\]\s*\]')
+    endpoints, objects = set(), set()
+    for path in sdk.rglob("_*.py"):
+        source = path.read_text()
+        endpoints |= {(verb.upper(), url) for verb, url in request.findall(source)}
+        objects |= set(object_name.findall(source))
+    assert len(endpoints) > 500 and len(objects) > 150  # the pattern still reads the SDK
+    ids = set(index.ids())
+    overviews = "\n".join(page.text for page in (index.show(i) for i in sorted(ids)
+                                                 if re.fullmatch(r"api/[^/#]+", i)) if page)
+    assert sorted(e for e in endpoints if f"{e[0]} {e[1]}" not in overviews) == []
+    assert sorted(o for o in objects if f"api/{o}/object" not in ids) == []
