@@ -363,3 +363,18 @@ def test_run_takes_several_task_ids_after_one_tasks_flag(tmp_path: Path) -> None
     stray = subprocess.run(base + ["--out", str(tmp_path / "r9"), "fixture-shop"],
                            capture_output=True, text=True, timeout=60)
     assert stray.returncode == 2 and "unexpected argument(s): fixture-shop" in stray.stderr
+
+
+def test_tasks_check_command_exit_codes(tmp_path: Path) -> None:
+    base = [sys.executable, "-m", "stripebench.cli", "tasks", "check", "--tasks-dir",
+            str(FIXTURES), "--sandbox", "local"]
+    good = subprocess.run(base + ["--out", str(tmp_path / "a"), "fixture-shop"],
+                          capture_output=True, text=True, timeout=180)
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "ok   fixture-shop: oracle 1.0, noop 0.0" in good.stdout
+    assert "all 1 task(s) pass" in good.stdout
+    bad = subprocess.run(base + ["--out", str(tmp_path / "b"), "fixture-bad-grader"],
+                         capture_output=True, text=True, timeout=180)
+    assert bad.returncode == 1
+    assert "FAIL fixture-bad-grader: oracle should score 1.0: status grader_error" in bad.stdout
+    assert "1 task(s) failed the check: fixture-bad-grader" in bad.stderr
