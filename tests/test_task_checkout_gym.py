@@ -196,6 +196,30 @@ def test_partial_and_padded_answers_score_below_one() -> None:
     assert canonical.f1(truth_leaves, canonical.leaves(missing, RATES))["precision"] == 1.0
 
 
+def test_the_mode_alone_earns_nothing_and_a_wrong_mode_zeroes_the_page() -> None:
+    """Red team: `{"mode": "payment"}` on every page, written without opening one, took
+    11% of the public seed (the mode was a leaf like any other: 1 hit of 3 to 29), and
+    the right mode on every page 22%. The mode is now a gate: it earns nothing alone,
+    and a page answered in the wrong mode scores 0 however much else matches."""
+    assert score({"mode": "payment"}) == 0.0
+    assert score({"mode": "payment", "line_items": []}) == 0.0
+    wrong_mode = copy.deepcopy(TRUTH)
+    wrong_mode["mode"] = "subscription"
+    assert score(wrong_mode) == 0.0
+    no_mode = copy.deepcopy(TRUTH)
+    del no_mode["mode"]  # the API's old default
+    assert score(no_mode) == 1.0
+    truth = {"mode": "setup", "currency": "eur"}
+    assert score({"mode": "setup"}, truth) == 0.0
+    assert score({"mode": "setup", "currency": "eur"}, truth) == 1.0
+    assert score({"mode": "payment", "currency": "eur"}, truth) == 0.0
+    # Over the public seed's answer key: blind constant answers score nothing.
+    challenges = generate.generate(generate.PUBLIC_SEED)
+    for blind in ({"mode": "payment"}, {"mode": "subscription"}, {"mode": "setup"}):
+        assert sum(score(blind, c["params"]) for c in challenges) == 0.0
+    assert sum(score({"mode": c["params"]["mode"]}, c["params"]) for c in challenges) == 0.0
+
+
 # ------------------------------------------------------------------ grader end to end
 
 def test_noop_scores_zero(trial: dict[str, Any]) -> None:

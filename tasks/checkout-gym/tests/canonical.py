@@ -227,8 +227,20 @@ def leaves(params: Any, rates: dict[str, dict[str, Any]]) -> set[Leaf]:
 
 
 def f1(truth: set[Leaf], answer: set[Leaf]) -> dict[str, float]:
-    """Precision, recall and their harmonic mean; an empty answer scores 0."""
+    """Precision, recall and their harmonic mean; an empty answer scores 0.
+
+    `mode` is a gate, not a leaf: a page in another mode is another session (0), and
+    the right mode alone earns nothing — it is one of three guesses, so counting it
+    would hand every blind answer (`{"mode": "payment"}` on every page) a share of
+    the score. An answer that names no mode means `payment`, as the API did.
+    """
     if not answer or not truth:
+        return {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    truth_modes = {v for k, v in truth if k == "mode"} or {"payment"}
+    answer_modes = {v for k, v in answer if k == "mode"} or {"payment"}
+    truth = {leaf for leaf in truth if leaf[0] != "mode"}
+    answer = {leaf for leaf in answer if leaf[0] != "mode"}
+    if answer_modes != truth_modes or not answer or not truth:
         return {"precision": 0.0, "recall": 0.0, "f1": 0.0}
     hits = len(truth & answer)
     precision = hits / len(answer)
