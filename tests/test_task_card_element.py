@@ -7,11 +7,14 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,7 @@ import httpx
 import pytest
 import stripe
 
-from conftest import free_port
+from conftest import free_port, load_module
 from stripebench.harness.fixtures import seed
 from stripebench.harness.task import load_task
 
@@ -130,25 +133,158 @@ def test_noop_scores_zero(trial: dict[str, Any]) -> None:
     assert reward["subscores"] == {"gate:submitted_session": 0.0}
 
 
+def migrate(trial: dict[str, Any]) -> None:
+    """The reference migration (the oracle's code) in the workdir."""
+    shutil.copytree(TASK / "solution" / "app", trial["workdir"], dirs_exist_ok=True)
+
+
+def shop_session(origin: str) -> str:
+    """A session the migrated shop makes for a cart of one of each product."""
+    with httpx.Client(base_url=origin) as browser_like:
+        for sku in SKUS:
+            browser_like.post("/cart/add", data={"sku": sku})
+        made = browser_like.post("/create-checkout-session")
+    assert made.status_code == 200, made.text
+    secret: str = made.json()["clientSecret"]
+    return secret.split("_secret_")[0]
+
+
+SKUS = ("MUG-ENAMEL", "POSTER-MAP", "BEANIE-WOOL")
+
+
+def submit(trial: dict[str, Any], session_id: str) -> None:
+    submission = trial["workdir"] / "submission"
+    submission.mkdir(exist_ok=True)
+    (submission / "checkout_session_id.txt").write_text(session_id + "\n")
+
+
 def test_an_unpaid_session_scores_part(trial: dict[str, Any]) -> None:
-    """A session that exists but was never paid passes only the set-up checks."""
+    """The migrated shop, and a session it made that was never paid: the integration
+    checks pass, the purchase checks do not."""
+    migrate(trial)
+    with shop(trial) as origin:
+        submit(trial, shop_session(origin))
+        reward = grade(trial, origin)
+    scores = reward["subscores"]
+    for name in ("shop_creates_session", "embedded_ui_mode", "payment_mode",
+                 "shop_session_setup", "submitted_from_shop", "every_product",
+                 "adjustable_quantities", "card_element_removed", "app_pages"):
+        assert scores[name] == 1.0, name
+    for name in ("paid", "promotion_code", "shipping", "order_recorded"):
+        assert scores[name] == 0.0, name
+    assert 0.4 < reward["total"] < 0.8
+
+
+def pay_by_hand(trial: dict[str, Any], mode: str = "embedded_page") -> str:
+    """Red team: a Checkout Session made through the API (not by the shop) with every
+    setting the task asks for, paid with TRAIL10 on a throwaway page in Chromium."""
+    from playwright.sync_api import sync_playwright
+
     client = sdk(trial)
     prices = client.v1.prices.list({"lookup_keys": ["camp_mug", "map_poster",
                                                     "wool_beanie"]}).data
     created = client.v1.checkout.sessions.create({
-        "mode": "payment", "ui_mode": "embedded_page",
-        "return_url": "http://127.0.0.1/return?session_id={CHECKOUT_SESSION_ID}",
-        "line_items": [{"price": p.id, "quantity": 1} for p in prices]})
-    submission = trial["workdir"] / "submission"
-    submission.mkdir()
-    (submission / "checkout_session_id.txt").write_text(created.id + "\n")
+        "mode": "payment", "ui_mode": mode,
+        "line_items": [{"price": p.id, "quantity": 1, "adjustable_quantity": {
+            "enabled": True, "minimum": 0, "maximum": 20}} for p in prices],
+        "allow_promotion_codes": True,
+        "shipping_address_collection": {"allowed_countries": ["US", "CA", "GB"]},
+        "shipping_options": [{"shipping_rate_data": {
+            "display_name": "Standard shipping", "type": "fixed_amount",
+            "fixed_amount": {"amount": 600, "currency": "usd"}}}],
+        "return_url": "http://127.0.0.1:9/thanks?session_id={CHECKOUT_SESSION_ID}"})
+    page_html = (f"<!doctype html><script src='{trial['env']['STRIPE_JS_URL']}'></script>"
+                 "<div id='checkout'></div><script>Stripe("
+                 f"{json.dumps(trial['account']['publishable_key'])}).initEmbeddedCheckout("
+                 f"{{clientSecret: {json.dumps(created.client_secret)}}})"
+                 ".then((c) => c.mount('#checkout'));</script>")
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the http.server API
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(page_html.encode())
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.set_default_timeout(15_000)
+        page.goto(f"http://127.0.0.1:{server.server_port}/")
+        purchase = load_module(TASK / "solution" / "purchase.py", "card_purchase")
+        purchase.pay(purchase.checkout_frame(page))
+        for _ in range(300):
+            if client.v1.checkout.sessions.retrieve(created.id).status == "complete":
+                break
+            page.wait_for_timeout(50)
+        browser.close()
+    server.shutdown()
+    assert client.v1.checkout.sessions.retrieve(created.id).payment_status == "paid"
+    return str(created.id)
+
+
+def test_a_session_paid_beside_an_untouched_shop_scores_nothing_of_the_purchase(
+        trial: dict[str, Any]) -> None:
+    """Red team: the shop left as it was, a session with every asked-for setting made by
+    hand through the API and paid with TRAIL10, an order row written into shop.db, the
+    Card Element's tell-tale strings disguised (`PaymentIntent . create`, `"/p" "ay"`).
+    The old grader read only the submitted session and the code's text: 0.93 untouched,
+    1.0 disguised. Now the grader asks the restarted shop for a session (Chromium fills
+    the cart and opens /checkout with a stand-in Stripe.js): the starter makes none, so
+    only `app_pages` is left."""
+    session_id = pay_by_hand(trial)
+    submit(trial, session_id)
+    work = trial["workdir"]
+    app = (work / "app.py").read_text()
+    (work / "app.py").write_text(
+        app.replace("PaymentIntent.create", "PaymentIntent . create")
+        .replace('confirmation_method="manual"', '**{"confirmation_" "method": "manual"}')
+        .replace('"/pay"', '"/p" "ay"'))
+    js = (work / "static" / "checkout.js").read_text()
+    (work / "static" / "checkout.js").write_text(
+        "// stripe.initEmbeddedCheckout\n" + js.replace('elements.create("card"',
+                                                        'elements.create(KIND')
+        .replace('"/pay"', '"/p" + "ay"'))
     with shop(trial) as origin:
+        conn = sqlite3.connect(work / "shop.db")
+        conn.execute("INSERT INTO orders (items, subtotal, total, stripe_reference) "
+                     "VALUES ('[]', 7500, 7350, ?)", (session_id,))
+        conn.commit()
+        conn.close()
         reward = grade(trial, origin)
     scores = reward["subscores"]
-    assert scores["embedded_ui_mode"] == scores["payment_mode"] == scores["every_product"] == 1
-    assert scores["paid"] == scores["promotion_code"] == scores["adjustable_quantities"] == 0
-    assert scores["card_element_removed"] == 0  # the starter code is untouched
-    assert 0.0 < reward["total"] < 0.5
+    assert scores["shop_creates_session"] == scores["submitted_from_shop"] == 0.0
+    assert {k: v for k, v in scores.items() if v} == {"gate:submitted_session": 1.0,
+                                                     "app_pages": 1.0}
+    assert reward["total"] < 0.06
+
+
+def test_a_session_paid_by_hand_beside_the_migrated_shop_is_not_the_purchase(
+        trial: dict[str, Any]) -> None:
+    """Red team: the shop migrated, but the paid session was made through the API in
+    hosted mode (not the shop's embedded one): the integration scores, the purchase
+    does not; the same session made in embedded mode with the shop's settings but
+    another return page does not count either."""
+    migrate(trial)
+    hosted = sdk(trial).v1.checkout.sessions.create({
+        "mode": "payment", "ui_mode": "hosted_page", "success_url": "http://x.test/ok",
+        "line_items": [{"price": p.id, "quantity": 1} for p in sdk(trial).v1.prices.list(
+            {"lookup_keys": ["camp_mug"]}).data]})
+    submit(trial, hosted.id)
+    with shop(trial) as origin:
+        reward = grade(trial, origin)
+        submit(trial, pay_by_hand(trial))
+        by_hand = grade(trial, origin)
+    for result in (reward, by_hand):
+        scores = result["subscores"]
+        assert scores["shop_creates_session"] == scores["shop_session_setup"] == 1.0
+        assert scores["submitted_from_shop"] == scores["paid"] == 0.0
+        assert scores["promotion_code"] == scores["every_product"] == 0.0
+        assert result["total"] < 0.5
 
 
 def test_proven_under_the_harness(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import sqlite3
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,83 @@ def adjustable(session_id: str) -> bool:
                                for i in items)
 
 
+# Stands in for Stripe.js on the shop's /checkout page: records the client secret the
+# shop's own code passes to initEmbeddedCheckout (fetchClientSecret or clientSecret).
+STRIPE_JS_STUB = """
+(function () {
+  function record(secret) { window.__gradedClientSecret = secret || null; return secret; }
+  async function init(options) {
+    options = options || {};
+    let secret = options.clientSecret;
+    if (!secret && typeof options.fetchClientSecret === "function") {
+      secret = await options.fetchClientSecret();
+    }
+    record(await secret);
+    return {mount: function () {}, unmount: function () {}, destroy: function () {}};
+  }
+  window.Stripe = function () {
+    return {initEmbeddedCheckout: init, createEmbeddedCheckoutPage: init,
+            elements: function () { window.__gradedCardElement = true;
+              return {create: function () { return {mount: function () {},
+                on: function () {}}; }}; }};
+  };
+})();
+"""
+
+
+def shop_session_secret() -> str:
+    """Fill the restarted shop's cart with one of each product, open /checkout and
+    return the client secret the shop's code gives initEmbeddedCheckout."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(15_000)
+            page.route(re.compile(r".*js\.stripe\.com.*"), lambda route: route.fulfill(
+                status=200, content_type="application/javascript", body=STRIPE_JS_STUB))
+            for name in PRODUCT_NAMES:
+                page.goto(SHOP + "/")
+                page.get_by_role("button", name=re.compile(
+                    rf"add {re.escape(name)}|{re.escape(name)}.*add", re.I)).first.click()
+                page.wait_for_load_state("networkidle")
+            page.goto(SHOP + "/checkout")
+            page.wait_for_function("window.__gradedClientSecret !== undefined"
+                                   " || window.__gradedCardElement === true", timeout=20_000)
+            secret = page.evaluate("window.__gradedClientSecret")
+        finally:
+            browser.close()
+    if not isinstance(secret, str) or "_secret_" not in secret:
+        raise ValueError(f"/checkout gave initEmbeddedCheckout no client secret: {secret!r}")
+    return secret
+
+
+def settings(session: dict[str, Any]) -> dict[str, Any]:
+    """What the shop's code decides about a session (not what the customer changes)."""
+    url = session.get("return_url") or session.get("success_url") or ""
+    return {"ui_mode": session.get("ui_mode"), "mode": session.get("mode"),
+            "allow_promotion_codes": bool(session.get("allow_promotion_codes")),
+            "countries": sorted((session.get("shipping_address_collection") or {})
+                                .get("allowed_countries") or []),
+            "shipping_options": sorted(o.get("shipping_amount", 0)
+                                       for o in session.get("shipping_options") or []),
+            "return_path": urllib.parse.urlsplit(url.split("?")[0]).path}
+
+
+def shop_setup_ok(session: dict[str, Any], items: list[dict[str, Any]],
+                  prices: dict[str, dict[str, Any]]) -> float:
+    """The shop's session for a cart of one of each: the cart's prices, customers may
+    enter promotion codes, shipping address in US/CA/GB, the $6.00 shipping option."""
+    cart = sorted((i["price"]["id"], i["quantity"]) for i in items)
+    parts = [cart == sorted((p["id"], 1) for p in prices.values()),
+             bool(session.get("allow_promotion_codes")),
+             set(settings(session)["countries"]) == SHIPPING_COUNTRIES,
+             FLAT_SHIPPING in settings(session)["shipping_options"]]
+    return sum(parts) / len(parts)
+
+
 def get(path: str) -> tuple[int, str]:
     try:
         with urllib.request.urlopen(SHOP + path, timeout=10) as response:
@@ -124,6 +202,7 @@ def main() -> None:
     client = stripe_client()
     grader = Grader()
     session: dict[str, Any] = {}
+    shop: dict[str, Any] = {}
 
     def load() -> bool:
         found = client.v1.checkout.sessions.retrieve(
@@ -134,23 +213,49 @@ def main() -> None:
     if not grader.gate("submitted_session", load):
         grader.write()
         return
-    items = [i.to_dict() for i in client.v1.checkout.sessions.line_items.list(
-        session["id"], {"limit": 100}).auto_paging_iter()]
+
+    def line_items(session_id: str) -> list[dict[str, Any]]:
+        return [i.to_dict() for i in client.v1.checkout.sessions.line_items.list(
+            session_id, {"limit": 100}).auto_paging_iter()]
+
+    items = line_items(session["id"])
     prices = {p.lookup_key: p.to_dict() for p in client.v1.prices.list(
         {"lookup_keys": list(LOOKUP_KEYS), "limit": 10}).data}
-    grader.check("embedded_ui_mode", 1, session.get("ui_mode") in ("embedded", "embedded_page"))
-    grader.check("payment_mode", 1, session.get("mode") == "payment")
-    grader.check("paid", 2, session.get("status") == "complete"
+
+    def probe() -> bool:
+        secret = shop_session_secret()
+        shop.update(client.v1.checkout.sessions.retrieve(secret.split("_secret_")[0])
+                    .to_dict())
+        shop["_items"] = line_items(shop["id"])
+        return True
+
+    # The integration: what the restarted shop's /checkout creates for a full cart.
+    made = grader.check("shop_creates_session", 2, probe)
+    grader.check("embedded_ui_mode", 1, lambda: made and shop.get("ui_mode")
+                 in ("embedded", "embedded_page"))
+    grader.check("payment_mode", 1, lambda: made and shop.get("mode") == "payment")
+    grader.check("shop_session_setup", 2,
+                 lambda: shop_setup_ok(shop, shop["_items"], prices) if made else 0)
+    # The purchase counts only through a session the shop makes.
+    same = bool(made) and settings(session) == settings(shop)
+    if made and not same:
+        print(json.dumps({"submitted_settings": settings(session),
+                          "shop_settings": settings(shop)}))
+    grader.check("submitted_from_shop", 1, same)
+    grader.check("paid", 2, lambda: same and session.get("status") == "complete"
                  and session.get("payment_status") == "paid")
-    grader.check("every_product", 2, lambda: len(prices) == 3 and line_items_ok(items, prices))
-    grader.check("amounts_consistent", 1, lambda: amounts_ok(session, items))
-    grader.check("promotion_code", 2, lambda: promotion_ok(session))
-    grader.check("shipping", 1, lambda: shipping_ok(session))
-    grader.check("adjustable_quantities", 1, lambda: adjustable(session["id"]))
-    grader.check("order_recorded", 1, lambda: order_recorded(work, session))
-    grader.check("card_element_removed", 1, lambda: card_element_removed(work))
+    grader.check("every_product", 2, lambda: same and len(prices) == 3
+                 and line_items_ok(items, prices))
+    grader.check("amounts_consistent", 1, lambda: same and amounts_ok(session, items))
+    grader.check("promotion_code", 2, lambda: same and promotion_ok(session))
+    grader.check("shipping", 1, lambda: same and shipping_ok(session))
+    grader.check("adjustable_quantities", 1, lambda: same and adjustable(session["id"]))
+    grader.check("order_recorded", 1, lambda: same and order_recorded(work, session))
+    # Taking the Card Element out counts once embedded Checkout took its place.
+    grader.check("card_element_removed", 1, lambda: made and card_element_removed(work))
     grader.check("app_pages", 1, app_pages)
-    print(json.dumps({"session": session["id"], "line_items": len(items)}))
+    print(json.dumps({"session": session["id"], "line_items": len(items),
+                      "shop_session": shop.get("id")}))
     grader.write()
 
 
