@@ -51,6 +51,17 @@ def test_external_agent_through_our_mcp_server(agent: str, binary: str, tmp_path
         assert result["turns"] == 3  # goose reports nothing: tool calls are counted
     log = (tmp_path / "trials" / "fixture-shop" / "1" / "agent.log").read_text()
     assert "Done." in log
+    events = [json.loads(line) for line in (tmp_path / "trials" / "fixture-shop" / "1" /
+                                            "transcript.jsonl").read_text().splitlines()]
+    said = [e["text"] for e in events if e["type"] == "message" and e["role"] == "assistant"]
+    # the CLI's own replies join its tool calls in the transcript (goose prints plain text)
+    assert said == ([] if agent == "goose" else ["Done."])
+    from stripebench.results import load_run, summarize
+    from stripebench.results.html import page
+
+    html = page([summarize(load_run(tmp_path))])
+    assert "Agent output (agent.log)" in html  # the CLI's raw output, readable
+    assert ("mcp__stripebench__bash" in html) == (agent == "claude-code")
 
 
 def test_hung_cli_is_killed_and_recorded_as_timeout(tmp_path: Path, emulator: Any,

@@ -163,7 +163,12 @@ def _trial(folder: Path, trial: dict[str, Any]) -> str:
     if (folder / "grader.log").exists():
         grader = (f"<details><summary>Grader output</summary><pre>"
                   f"{escape((folder / 'grader.log').read_text()[-8000:])}</pre></details>")
+    agent_log = ""
+    if (folder / "agent.log").exists():  # an external CLI's own output
+        agent_log = (f"<details><summary>Agent output (agent.log)</summary><pre>"
+                     f"{escape((folder / 'agent.log').read_text(errors='replace')[-20000:])}"
+                     f"</pre></details>")
     return (f"<details><summary>{escape(trial['task'])} #{trial['attempt']} — <span{cls}>"
             f"{status}</span> — reward {pct(trial.get('reward'))}</summary><p>{facts}</p>"
             f"{error}<table>{subs}</table>{grader}<details><summary>Transcript</summary>"
-            f"{transcript_html(folder)}</details></details>")
+            f"{transcript_html(folder)}</details>{agent_log}</details>")

@@ -78,7 +78,11 @@ class ExternalAgent:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
                 code, timed_out = -9, True
-        outcome = parse_output(self.name, log_path.read_text(errors="replace"))
+        output = log_path.read_text(errors="replace")
+        outcome = parse_output(self.name, output)
+        # the CLI's own words (its tool calls are already there, from our server)
+        for text in assistant_messages(self.name, output):
+            ctx.transcript.add("message", role="assistant", text=text, source="agent.log")
         calls = sum(1 for e in read(ctx.trial_dir / "transcript.jsonl")
                     if e.get("type") == "tool_call")
         outcome.extra["mcp_tool_calls"] = calls
@@ -142,3 +146,19 @@ def parse_output(name: str, text: str) -> AgentOutcome:
                 outcome.status = "error"
                 outcome.error = json.dumps(event)[:500]
     return outcome
+
+
+def assistant_messages(name: str, text: str) -> list[str]:
+    """The model's text replies in a CLI's JSON output (goose prints plain text: none)."""
+    found = []
+    for event in _lines(text):
+        if name == "claude-code" and event.get("type") == "assistant":
+            content = (event.get("message") or {}).get("content") or []
+            found += [str(block.get("text")) for block in content
+                      if isinstance(block, dict) and block.get("type") == "text"
+                      and block.get("text")]
+        elif name == "codex" and event.get("type") == "item.completed":
+            item = event.get("item") or {}
+            if item.get("type") == "agent_message" and item.get("text"):
+                found.append(str(item["text"]))
+    return found
