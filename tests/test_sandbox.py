@@ -6,7 +6,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -27,6 +27,17 @@ from stripebench.routing.bwrap import BubblewrapSandbox
 def running(marker: str) -> bool:
     found = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True)
     return found.returncode == 0
+
+
+def settles(check: Callable[[], bool], within: float = 10.0) -> bool:
+    """Poll until `check()` holds (True) or `within` seconds pass (False): processes are
+    reaped asynchronously, so assertions wait for the state instead of sleeping a guess."""
+    deadline = time.monotonic() + within
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 # ---------------------------------------------------------------------- both kinds
@@ -82,8 +93,7 @@ def test_service_ready_port_and_dies_at_stop(box: Sandbox) -> None:
                     ).stdout == "200"
     assert running(marker)
     box.stop()
-    time.sleep(0.2)
-    assert not running(marker)
+    assert settles(lambda: not running(marker))
 
 
 def test_service_that_dies_reports_its_output(box: Sandbox) -> None:
@@ -163,13 +173,9 @@ def test_every_process_dies_with_the_sandbox(layout: dict[str, Path]) -> None:
     box.exec("sleep 4242 >/dev/null 2>&1 &")
     box.exec("setsid nohup sleep 4343 >/dev/null 2>&1 &")
     box.start_service("looper", "while true; do sleep 4444; done")
-    time.sleep(0.3)
-    assert running("sleep 4242") and running("sleep 4343") and running("sleep 4444")
+    assert settles(lambda: all(running(f"sleep {n}") for n in (4242, 4343, 4444)))
     box.stop()
-    time.sleep(0.3)
-    assert not running("sleep 4242")
-    assert not running("sleep 4343")
-    assert not running("sleep 4444")
+    assert settles(lambda: not any(running(f"sleep {n}") for n in (4242, 4343, 4444)))
 
 
 @needs_bwrap
