@@ -226,6 +226,22 @@ def test_idempotency_key_with_other_params_is_rejected(client: stripe.StripeClie
     assert "k-2" in str(info.value.user_message)
 
 
+def test_idempotency_key_length_is_checked(emulator: RunningEmulator,
+                                          account: dict[str, str]) -> None:
+    longest = raw(emulator, account, "POST", "/v1/customers", {"name": "L"},
+                  {"Idempotency-Key": "k" * 255})
+    assert longest.status_code == 200
+    for bad in ("k" * 256, ""):
+        r = raw(emulator, account, "POST", "/v1/customers", {"name": "L"},
+                {"Idempotency-Key": bad})
+        assert r.status_code == 400, len(bad)
+        assert r.json()["error"]["message"].startswith(
+            f"Idempotent key length is {len(bad)}, which is outside accepted lengths. "
+            "Idempotent Keys must be 1-255 characters long.")
+    listed = raw(emulator, account, "GET", "/v1/customers").json()
+    assert len(listed["data"]) == 1
+
+
 def test_idempotency_replays_errors_too(emulator: RunningEmulator,
                                         account: dict[str, str]) -> None:
     headers = {"Idempotency-Key": "err-1"}

@@ -24,6 +24,7 @@ from .web import STRIPE_HOSTS, Web, find
 
 log = logging.getLogger("stripebench.emulator")
 IDEMPOTENCY_WINDOW = 24 * 3600
+IDEMPOTENCY_KEY_MAX = 255
 CORS = {
     "access-control-allow-origin": "*",
     "access-control-allow-headers": "Authorization, Content-Type, Stripe-Version, "
@@ -210,6 +211,14 @@ class EmulatorApp:
             else:
                 raw.update(forms.decode(request.body.decode("utf-8", "replace")))
         key = ctx.idempotency_key if method == "POST" else None
+        if method == "POST" and "idempotency-key" in request.headers:
+            length = len(request.headers["idempotency-key"])
+            if not 1 <= length <= IDEMPOTENCY_KEY_MAX:
+                raise InvalidRequest(
+                    f"Idempotent key length is {length}, which is outside accepted lengths. "
+                    f"Idempotent Keys must be 1-{IDEMPOTENCY_KEY_MAX} characters long. If "
+                    "you're looking for a decent generator, try using a UUID defined by IETF "
+                    "RFC 4122.")
         if key:
             fingerprint = hashlib.sha256(f"{method} {path} ".encode()
                                          + canonical_json(raw)).hexdigest()
