@@ -458,3 +458,19 @@ def test_every_sdk_endpoint_and_object_has_a_page(index: DocsIndex) -> None:
                                                  if re.fullmatch(r"api/[^/#]+", i)) if page)
     assert sorted(e for e in endpoints if f"{e[0]} {e[1]}" not in overviews) == []
     assert sorted(o for o in objects if f"api/{o}/object" not in ids) == []
+
+
+def test_a_fresh_build_is_fast_and_gives_the_same_doc_ids_and_ranking(
+        index: DocsIndex, tmp_path: Path) -> None:
+    """Doc ids are stable (agents and logged queries cite them) and the build takes
+    seconds, not minutes."""
+    info = build(tmp_path / "again.sqlite", force=True)
+    assert not info.reused and info.seconds < 60
+    again = DocsIndex(info.path)
+    try:
+        assert again.ids() == index.ids()
+        for query in ("payment intent charges removed", "custom field dropdown"):
+            assert [h.doc_id for h in again.search(query, 5)] == \
+                [h.doc_id for h in index.search(query, 5)]
+    finally:
+        again.close()
