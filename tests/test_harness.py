@@ -378,3 +378,17 @@ def test_tasks_check_command_exit_codes(tmp_path: Path) -> None:
     assert bad.returncode == 1
     assert "FAIL fixture-bad-grader: oracle should score 1.0: status grader_error" in bad.stdout
     assert "1 task(s) failed the check: fixture-bad-grader" in bad.stderr
+
+
+def test_parallel_bubblewrap_trials_share_a_port_number_without_clashing(
+        tmp_path: Path, emu: Emulator) -> None:
+    results = execute(RunPlan(out=tmp_path, tasks=[SHOP], agent_name="oracle", model=None,
+                              attempts=2, parallel=2, sandbox="bwrap"),
+                      lambda: make_agent("oracle"), emulator=emu)
+    assert [r["status"] for r in results] == ["completed", "completed"]
+    assert [r["reward"] for r in results] == [1.0, 1.0]
+    # each sandbox has its own loopback: both web services listen on the declared 8000
+    assert [r["ports"]["web"] for r in results] == [8000, 8000]
+    assert len({r["account"] for r in results}) == 2
+    a, b = results
+    assert a["started"] < b["finished"] and b["started"] < a["finished"]  # they overlapped
