@@ -443,6 +443,15 @@ def test_search_query_language(client: stripe.StripeClient) -> None:
     assert ids("-metadata['plan']:'pro'") == [b.id]
     assert ids("name~'Lee'") == [c.id, a.id]
     assert ids(f"created>={b.created}") == [c.id, b.id]
+    # Numbers may be quoted, `=` compares numbers, AND / OR in either case, and a space
+    # between clauses means AND (Stripe's query language).
+    assert ids(f"created>='{b.created}'") == [c.id, b.id]
+    assert ids(f"created={b.created}") == [b.id]
+    assert ids("metadata['plan']:'pro' and name~'Cat'") == [c.id]
+    assert ids("email:'bob@example.com' or email:'cat@other.org'") == [c.id, b.id]
+    assert ids("metadata['plan']:'pro' name~'Ann'") == [a.id]
+    assert ids('metadata["plan"]:"free"') == [b.id]
+    assert ids(" ".join(["name~'Lee'"] * 10)) == [c.id, a.id]
     page = client.v1.customers.search(params={"query": "name~'Lee'", "limit": 1})
     assert page.has_more and page.next_page
     rest = client.v1.customers.search(params={"query": "name~'Lee'", "limit": 1,
@@ -455,7 +464,8 @@ def test_search_query_language(client: stripe.StripeClient) -> None:
     everything = [x.id for x in page.auto_paging_iter()]
     assert everything == [c.id, a.id]
     for bad in ("email:ann@example.com", "email:'a' AND name:'b' OR name:'c'", "nosuch:'x'",
-                "name~'ab'", ""):
+                "name~'ab'", "", "created>'soon'", "created<null", "email:'a' AND",
+                "email:'a' name:'b' OR name:'c'", " ".join(["name~'Lee'"] * 11)):
         with pytest.raises(stripe.InvalidRequestError) as info:
             client.v1.customers.search(params={"query": bad})
         assert info.value.param == "query", bad

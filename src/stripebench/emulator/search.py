@@ -4,9 +4,10 @@
     name~'jan' OR -status:'canceled'
     amount>=1000   created>1700000000   currency:null
 
-Clauses are joined by AND or OR (not both in one query, as Stripe requires).
-`field:'v'` is an exact (case-insensitive) match, `field~'v'` a substring match of at
-least 3 characters, `-` negates, and numeric fields take `> >= < <=`.
+Up to 10 clauses, joined by AND or OR (either case; not both in one query, as Stripe
+requires) or by a space, which means AND. `field:'v'` is an exact (case-insensitive)
+match, `field~'v'` a substring match of at least 3 characters, `-` negates, and numeric
+fields take `> >= < <= =` with a bare or quoted number.
 """
 
 from __future__ import annotations
@@ -30,9 +31,13 @@ hidden_unless_expanded("search_result", "total_count")
 
 _CLAUSE = re.compile(
     r"""\s*(?P<neg>-)?(?P<field>[a-z_][a-z0-9_.]*)(?:\[['"](?P<key>[^'"]+)['"]\])?\s*
-        (?P<op>:|~|>=|<=|>|<)\s*
+        (?P<op>:|~|>=|<=|>|<|=)\s*
         (?:'(?P<sq>(?:[^'\\]|\\.)*)'|"(?P<dq>(?:[^"\\]|\\.)*)"|(?P<bare>[^\s]+))\s*""",
     re.VERBOSE | re.IGNORECASE)
+
+
+COMPARISONS = (">", ">=", "<", "<=", "=")
+MAX_CLAUSES = 10
 
 
 @dataclass
@@ -69,18 +74,29 @@ def parse(query: str) -> tuple[str, list[Clause]]:
         else:
             raise InvalidRequest(f"Invalid search query: values must be quoted ('{bare}').",
                                  param="query")
-        if found.group("op") == "~" and (value is None or len(value) < 3):
+        op = found.group("op")
+        if op == "~" and (value is None or len(value) < 3):
             raise InvalidRequest("Substring searches need at least 3 characters.", param="query")
+        if op in COMPARISONS:
+            if value is None or not re.fullmatch(r"-?\d+(\.\d+)?", value):
+                raise InvalidRequest(f"Invalid search query: `{found.group(0).strip()}` compares "
+                                     "with a value that is not a number.", param="query")
+            numeric = True
         clauses.append(Clause(bool(found.group("neg")), found.group("field").lower(),
                               found.group("key"), found.group("op"), value, numeric))
         pos = found.end()
-        join = re.match(r"(AND|OR)\s+", text[pos:])
+        join = re.match(r"(AND|OR)\s+", text[pos:], re.IGNORECASE)
         if join:
-            joins.add(join.group(1))
+            joins.add(join.group(1).upper())
             pos += join.end()
+            if pos >= len(text):
+                raise InvalidRequest(f"Invalid search query: nothing after {join.group(1)}.",
+                                     param="query")
         elif pos < len(text):
-            raise InvalidRequest("Invalid search query: expected AND or OR between clauses.",
-                                 param="query")
+            joins.add("AND")  # clauses separated by a space are ANDed
+    if len(clauses) > MAX_CLAUSES:
+        raise InvalidRequest(f"Search queries can have at most {MAX_CLAUSES} clauses; this one "
+                             f"has {len(clauses)}.", param="query")
     if len(joins) > 1:
         raise InvalidRequest("Search queries cannot mix AND and OR.", param="query")
     return (joins.pop() if joins else "AND"), clauses
@@ -89,12 +105,12 @@ def parse(query: str) -> tuple[str, list[Clause]]:
 def _test(clause: Clause, actual: Any) -> bool:
     if clause.value is None:
         result = actual is None or actual == ""
-    elif clause.op in (">", ">=", "<", "<="):
+    elif clause.op in COMPARISONS:
         if not isinstance(actual, (int, float)) or isinstance(actual, bool):
             return clause.negate
         bound = float(clause.value)
         result = {">": actual > bound, ">=": actual >= bound, "<": actual < bound,
-                  "<=": actual <= bound}[clause.op]
+                  "<=": actual <= bound, "=": actual == bound}[clause.op]
     elif actual is None:
         result = False
     elif clause.op == "~":
