@@ -125,3 +125,38 @@ def test_fuzz_seed_cases(emulator: RunningEmulator, fuzz_account: dict[str, str]
                           timeout=10)
         assert r.status_code < 500, (method, path, body, r.text[:300])
         assert "error" in r.json() or r.status_code == 200
+
+
+search_field = st.sampled_from(["email", "name", "phone", "created", "active", "currency",
+                                "unit_amount", "metadata['k']", 'metadata["k"]', "nosuch",
+                                "-name", "-created", ""])
+search_op = st.sampled_from([":", "~", ">", ">=", "<", "<=", "=", "!", ""])
+search_value = st.one_of(
+    st.sampled_from(["null", "NULL", "5", "-1.5", "1e3", "'5'", "'abc'", "''", '"x"', "'a\\'b'",
+                     "'unterminated", "true"]),
+    weird_text.map(lambda s: "'" + s.replace("'", "") + "'"), weird_text)
+search_join = st.sampled_from([" AND ", " OR ", " and ", " or ", " ", " AND", "AND ", " XOR ",
+                               ""])
+search_query = st.builds(
+    lambda first, rest: first + "".join(j + c for j, c in rest),
+    st.builds(lambda f, o, v: f + o + v, search_field, search_op, search_value),
+    st.lists(st.tuples(search_join, st.builds(lambda f, o, v: f + o + v, search_field,
+                                              search_op, search_value)), max_size=11))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                 HealthCheck.too_slow])
+@given(query=search_query,
+       path=st.sampled_from(["/v1/customers/search", "/v1/prices/search",
+                             "/v1/products/search"]))
+def test_fuzz_search_queries(emulator: RunningEmulator, fuzz_account: dict[str, str],
+                             query: str, path: str) -> None:
+    """Stripe's search query language, malformed in every way: a result or a 400 on `query`."""
+    r = httpx.get(emulator.base + path, params={"query": query},
+                  headers={"Authorization": f"Bearer {fuzz_account['secret_key']}"}, timeout=10)
+    assert r.status_code in (200, 400), (query, r.text[:300])
+    if r.status_code == 400:
+        assert r.json()["error"]["param"] == "query", (query, r.text[:300])
+    else:
+        assert r.json()["object"] == "search_result"
