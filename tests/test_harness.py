@@ -392,3 +392,40 @@ def test_parallel_bubblewrap_trials_share_a_port_number_without_clashing(
     assert len({r["account"] for r in results}) == 2
     a, b = results
     assert a["started"] < b["finished"] and b["started"] < a["finished"]  # they overlapped
+
+
+def test_resume_after_kill_9_with_parallel_trials(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    script = tmp_path / "slow.json"
+    script.write_text(json.dumps([{"sleep": 1.5}] + SCRIPTS["pass"]))
+    command = [sys.executable, "-m", "stripebench.cli", "run", "--agent", "scripted",
+               "--script", str(script), "--tasks-dir", str(FIXTURES), "--tasks",
+               "fixture-shop", "--attempts", "4", "--parallel", "2", "--out", str(out),
+               "--no-report", "--sandbox", "local"]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    trials = out / "trials" / "fixture-shop"
+    deadline = time.monotonic() + 90
+
+    def state() -> tuple[list[Path], list[Path]]:
+        dirs = list(trials.iterdir()) if trials.exists() else []
+        return ([d for d in dirs if (d / "result.json").exists()],
+                [d for d in dirs if not (d / "result.json").exists()])
+
+    while True:  # wait for finished trials and trials in flight at the same time
+        finished, running = state()
+        if finished and running:
+            break
+        assert time.monotonic() < deadline and proc.poll() is None, "never got there"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished, running = state()
+    kept = {d.name: (d / "result.json").read_text() for d in finished}
+    assert running and len(kept) < 4
+    done = subprocess.run(command + ["--resume"], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    results = [json.loads((trials / str(n) / "result.json").read_text()) for n in (1, 2, 3, 4)]
+    assert [r["reward"] for r in results] == [1.0] * 4
+    assert {name: (trials / name / "result.json").read_text() for name in kept} == kept
+    assert processes_in(out) == []
