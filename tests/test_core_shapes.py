@@ -117,6 +117,11 @@ def test_every_returned_object_matches_the_sdk_schema(emulator: RunningEmulator,
     tax_id = call("POST", f"/v1/customers/{cid}/tax_ids", {"type": "eu_vat",
                                                           "value": "FR12345678901"})
     call("GET", f"/v1/customers/{cid}/tax_ids/{tax_id['id']}")
+    call("POST", f"/v1/customers/{cid}", {"tax[ip_address]": "203.0.113.9"})
+    call("GET", f"/v1/customers/{cid}", {
+        "expand[0]": "tax", "expand[1]": "tax_ids", "expand[2]": "subscriptions",
+        "expand[3]": "sources", "expand[4]": "cash_balance",
+        "expand[5]": "invoice_credit_balance"})
     product = call("POST", "/v1/products", {
         "name": "Shape", "default_price_data[currency]": "usd",
         "default_price_data[unit_amount]": "100",
