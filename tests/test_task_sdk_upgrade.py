@@ -93,6 +93,33 @@ def test_partial_upgrades_score_their_share(server: Emulator, tmp_path: Path) ->
     assert "uses API version '2022-08-01'" in log
 
 
+# Red team: the SDK bumped, /version made to report stripe 16 and the current API
+# version, and the old version string hidden from the literal scan — the old code on the
+# old API version answers every contract exactly. It scored 1.0 before the grader
+# recorded what the services send.
+FAKE_UPGRADE = [{"tool": "bash", "args": {"command": """set -e
+printf 'stripe==16.1.0\\n' > requirements.txt
+bash install.sh
+sed -i -e 's/stripe.api_version = "2022-08-01"/stripe.api_version = "2022-08" + "-01"/' \\
+  -e 's/stripe.version.VERSION/stripe.VERSION/' \\
+  -e 's/"api_version": stripe.api_version/"api_version": "2026-10-28.endive"/' services/*.py
+"""}}]
+
+
+def test_a_faked_upgrade_scores_nothing(server: Emulator, tmp_path: Path) -> None:
+    """The grader starts its own copy of each service behind a recording proxy: every
+    request still says Stripe-Version 2022-08-01, so no service counts as upgraded,
+    though /version claims it and the contracts would all pass."""
+    record = trial(server, tmp_path, "fake", ScriptedAgent(FAKE_UPGRADE))
+    work = tmp_path / "fake" / "workdir"
+    assert '"2022-08" + "-01"' in (work / "services" / "payments.py").read_text()
+    assert record["reward"] == 0.0
+    assert record["subscores"]["gate:stripe_16_pinned"] == 1.0
+    reward = json.loads((tmp_path / "fake" / "reward.json").read_text())
+    for service in ("payments", "invoices", "subscriptions"):
+        assert "sent Stripe-Version '2022-08-01'" in reward["messages"][f"{service}_upgraded"]
+
+
 @pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
 def test_partial_upgrade_in_bubblewrap(server: Emulator, tmp_path: Path) -> None:
     """Inside bubblewrap (no network, Stripe's hosts routed over TLS to the emulator) the

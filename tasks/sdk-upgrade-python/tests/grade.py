@@ -4,8 +4,14 @@ Gate: requirements.txt pins stripe-python 16 (the current major), and the servic
 installed environment (.deps/current, when there is one) holds it. Then, per service
 (payments, invoices, subscriptions):
 
-- `<service>_upgraded`: the running service reports (GET /version) the SDK it imported at
-  major 16 and the current API version, and its code names no older API version;
+- `<service>_upgraded`: the service reports (GET /version) the SDK it imported at major
+  16 and the current API version, its code names no older API version, and what it
+  reports is what it does: the grader starts its own copy of each service from the
+  workdir (`bash run.sh <service>`) with `STRIPE_API_BASE` pointing at a recording
+  proxy in front of the emulator, grades that copy, and requires every Stripe request
+  it made to carry the current `Stripe-Version` and stripe-python 16's User-Agent (a
+  service that reports 16 and the current version while its requests still say
+  2022-08-01, or come from stripe 5, is not upgraded);
 - contract checks: the grader makes fresh test data through the API (payments refunded,
   uncaptured and unpaid; invoices paid, open, paid out of band, void and draft;
   subscriptions with several items, intervals and states), computes each endpoint's JSON
@@ -21,11 +27,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
+import subprocess
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
 from functools import partial
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +100,7 @@ def stale_versions(work: Path, service: str) -> list[str]:
     return found
 
 
-def upgraded(work: Path, service: str, url: str) -> bool:
+def upgraded(work: Path, service: str, url: str, recorder: Recorder | None = None) -> bool:
     status, info = get(url + "/version")
     if status != 200 or not isinstance(info, dict):
         raise ValueError(f"GET /version answered {status}: {str(info)[:200]}")
@@ -102,7 +113,115 @@ def upgraded(work: Path, service: str, url: str) -> bool:
     stale = stale_versions(work, service)
     if stale:
         raise ValueError("older API versions still in the code: " + ", ".join(stale))
+    if recorder is not None and recorder.problems():
+        raise ValueError("its Stripe requests are not stripe-python 16 at the current API "
+                         "version: " + "; ".join(recorder.problems()))
     return True
+
+
+HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "host",
+              "content-encoding", "accept-encoding", "proxy-connection", "upgrade", "te"}
+
+
+class Recorder:
+    """A recording HTTP proxy in front of the emulator: what a service really sends."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.requests: list[dict[str, str]] = []
+        recorder = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def forward(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else None
+                recorder.requests.append({
+                    "method": self.command, "path": self.path.split("?")[0],
+                    "stripe_version": self.headers.get("Stripe-Version", ""),
+                    "user_agent": self.headers.get("User-Agent", "")})
+                request = urllib.request.Request(
+                    recorder.upstream + self.path, data=body, method=self.command,
+                    headers={k: v for k, v in self.headers.items()
+                             if k.lower() not in HOP_BY_HOP})
+                try:
+                    with urllib.request.urlopen(request, timeout=60) as response:
+                        status, headers, data = response.status, response.headers, \
+                            response.read()
+                except urllib.error.HTTPError as exc:
+                    status, headers, data = exc.code, exc.headers, exc.read()
+                self.send_response(status)
+                for key, value in headers.items():
+                    if key.lower() not in HOP_BY_HOP:
+                        self.send_header(key, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_DELETE = forward  # noqa: N815 - http.server's names
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def problems(self) -> list[str]:
+        """Requests not made by stripe-python 16 at the current API version."""
+        if not self.requests:
+            return ["it made no Stripe request through STRIPE_API_BASE"]
+        bad = []
+        for r in self.requests:
+            sdk = re.search(r"PythonBindings/(\S+)", r["user_agent"])
+            if r["stripe_version"] != current_version():
+                bad.append(f"{r['method']} {r['path']} sent Stripe-Version "
+                           f"{r['stripe_version']!r}")
+            elif not sdk or not sdk.group(1).startswith(f"{MAJOR}."):
+                bad.append(f"{r['method']} {r['path']} came from {r['user_agent']!r}")
+        return sorted(set(bad))[:5]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_copies(work: Path) -> dict[str, tuple[str, Recorder, subprocess.Popen[bytes]]]:
+    """Each service started again from the workdir, as run.sh starts it, on a free port
+    and with STRIPE_API_BASE pointing at its own recording proxy."""
+    upstream = os.environ["STRIPE_API_BASE"]
+    copies = {}
+    for service in SERVICES:
+        recorder = Recorder(upstream)
+        port = free_port()
+        log = open(Path(__file__).resolve().parent.parent / f"{service}-copy.log", "wb")  # noqa: SIM115
+        proc = subprocess.Popen(["bash", "run.sh", service], cwd=work, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                env={**os.environ, "PORT": str(port),
+                                     "STRIPE_API_BASE": recorder.url})
+        copies[service] = (f"http://127.0.0.1:{port}", recorder, proc)
+    deadline = time.monotonic() + 90
+    for url, _, proc in copies.values():
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with urllib.request.urlopen(url + "/healthz", timeout=2):
+                    break
+            except OSError:
+                time.sleep(0.1)
+    return copies
+
+
+def stop_copies(copies: dict[str, tuple[str, Recorder, subprocess.Popen[bytes]]]) -> None:
+    import signal
+
+    for _, recorder, proc in copies.values():
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
+        recorder.server.shutdown()
 
 
 def compare(cases: list[tuple[str, Callable[[], Any], int]]) -> tuple[float, str]:
@@ -127,8 +246,8 @@ def sanity(value: bool, what: str) -> None:
         raise RuntimeError(f"grader data is not what it should be: {what}")
 
 
-def contract_cases(client: Any) -> dict[str, dict[str, list[tuple[str, Any, int]]]]:
-    urls = {s: os.environ.get(f"{s.upper()}_URL", "").rstrip("/") for s in SERVICES}
+def contract_cases(client: Any, urls: dict[str, str]
+                   ) -> dict[str, dict[str, list[tuple[str, Any, int]]]]:
     pay, inv, sub = (scenario.payments(client), scenario.invoices(client),
                      scenario.subscriptions(client))
     twice = contracts.payment(client, pay["refunded_twice"])
@@ -184,18 +303,23 @@ def main() -> None:
         grader.write()
         return
     client = stripe_client()
-    cases = contract_cases(client)
-    for service in SERVICES:
-        url = os.environ.get(f"{service.upper()}_URL", "").rstrip("/")
-        ok = grader.check(f"{service}_upgraded", 1, partial(upgraded, work, service, url))
-        for n, (name, group) in enumerate(cases[service].items()):
-            name = f"{service}_{name}"
-            weight = 2 if n == 0 else 1
-            if ok < 1.0:
-                grader.check(name, weight, 0.0, "the service is not upgraded")
-                continue
-            score, miss = compare(group)
-            grader.check(name, weight, score, miss)
+    copies = start_copies(work)
+    try:
+        cases = contract_cases(client, {s: copies[s][0] for s in SERVICES})
+        for service in SERVICES:
+            url, recorder, _ = copies[service]
+            # The contracts first: the recorder must see the requests they cause.
+            results = [(name, compare(group)) for name, group in cases[service].items()]
+            ok = grader.check(f"{service}_upgraded", 1,
+                              partial(upgraded, work, service, url, recorder))
+            for n, (name, (score, miss)) in enumerate(results):
+                weight = 2 if n == 0 else 1
+                if ok < 1.0:
+                    grader.check(f"{service}_{name}", weight, 0.0, "the service is not upgraded")
+                    continue
+                grader.check(f"{service}_{name}", weight, score, miss)
+    finally:
+        stop_copies(copies)
     grader.write()
 
 
