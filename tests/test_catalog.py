@@ -101,6 +101,17 @@ def test_customer_tax_ids(client: stripe.StripeClient) -> None:
     assert client.v1.customers.tax_ids.list(customer.id).data == []
 
 
+def test_customer_tax_exempt_blank_resets_to_none(emulator: RunningEmulator,
+                                                   account: dict[str, str]) -> None:
+    headers = {"Authorization": f"Bearer {account['secret_key']}"}
+    created = httpx.post(f"{emulator.base}/v1/customers", headers=headers,
+                         data={"tax_exempt": "exempt"}).json()
+    assert created["tax_exempt"] == "exempt"
+    reset = httpx.post(f"{emulator.base}/v1/customers/{created['id']}", headers=headers,
+                       data={"tax_exempt": ""}).json()
+    assert reset["tax_exempt"] == "none"
+
+
 def test_customer_create_params_and_expandable_lists(client: stripe.StripeClient) -> None:
     customer = client.v1.customers.create(params={
         "email": "vat@example.com", "tax_id_data": [{"type": "eu_vat", "value": "FR12345678901"}],

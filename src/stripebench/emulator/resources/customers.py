@@ -148,6 +148,8 @@ def update(ctx: Ctx, params: dict[str, Any], customer: str) -> dict[str, Any]:
     _refuse_legacy(params)
     before = dict(obj)
     apply(obj, params, FIELDS + ("metadata",))
+    if "tax_exempt" in params and params["tax_exempt"] is None:
+        obj["tax_exempt"] = "none"  # `tax_exempt=` resets to Stripe's default
     try:
         _apply_tax(ctx, obj, params)
     except InvalidRequest:
