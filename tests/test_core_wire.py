@@ -168,6 +168,23 @@ def test_accounts_are_isolated(emulator: RunningEmulator, client: stripe.StripeC
     assert theirs.v1.customers.list().data == []
 
 
+
+def test_chosen_ids_repeat_across_accounts(emulator: RunningEmulator) -> None:
+    """Parallel trials of one task seed the same fixture ids; ending one trial (deleting
+    its account) must leave the other's objects findable by id."""
+    first, second = emulator.new_account(), emulator.new_account()
+    for keys in (first, second):
+        stripe.StripeClient(keys["secret_key"], base_addresses={"api": emulator.base}
+                            ).v1.products.create(params={"id": "prod_fixture_mug", "name": "Mug"})
+    owner = emulator.app.store.find("prod_fixture_mug")
+    assert owner is not None and owner[0].id == second["id"]
+    httpx.delete(f"{emulator.base}/_emulator/accounts/{first['id']}").raise_for_status()
+    owner = emulator.app.store.find("prod_fixture_mug")
+    assert owner is not None and owner[0].id == second["id"]
+    httpx.delete(f"{emulator.base}/_emulator/accounts/{second['id']}").raise_for_status()
+    assert emulator.app.store.find("prod_fixture_mug") is None
+
+
 # ------------------------------------------------------------------ versions
 
 def test_version_per_request_and_account_default(emulator: RunningEmulator) -> None:

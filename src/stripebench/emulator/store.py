@@ -1,11 +1,12 @@
 """State: accounts and their objects, held in memory with optional SQLite persistence.
 
 Objects are plain dicts in the canonical (newest API version) shape; keys starting
-with `_` are private bookkeeping that never reaches a client. Every object id is
+with `_` are private bookkeeping that never reaches a client. Generated ids are
 unique across accounts, so a page served by id (a Checkout Session, a receipt) can
-find its account. With a data directory, each request's writes are committed to a
-WAL-mode SQLite file before the response is sent, so an acknowledged write survives
-`kill -9`.
+find its account; ids a caller chooses (products, coupons, customers) may repeat
+across accounts and are only ever looked up within one. With a data directory, each
+request's writes are committed to a WAL-mode SQLite file before the response is sent,
+so an acknowledged write survives `kill -9`.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ class Store:
         self.keys.pop(account.secret_key, None)
         self.keys.pop(account.publishable_key, None)
         for object_id in account.objects:
-            self.owner.pop(object_id, None)
+            self._disown(account, object_id)
         if self.db is not None:
             with self.db:
                 for table, column in (("accounts", "id"), ("objects", "account"),
@@ -138,8 +139,14 @@ class Store:
         removed = account.objects.pop(object_id, None)
         if removed is not None:
             self.tombstones[(account.id, object_id)] = removed["object"]
-        self.owner.pop(object_id, None)
+        self._disown(account, object_id)
         self.dirty.add((account.id, object_id))
+
+    def _disown(self, account: Account, object_id: str) -> None:
+        # Ids a caller chooses (`prod_tee` from a task's fixtures) may exist in several
+        # accounts at once: only the account the index points at gives the entry up.
+        if self.owner.get(object_id) == account.id:
+            del self.owner[object_id]
 
     def touch(self, account: Account) -> None:
         """Mark account-level state (clock, id counter) as changed."""
