@@ -578,6 +578,18 @@ def test_error_shape(emulator: RunningEmulator, account: dict[str, str]) -> None
     assert error["request_log_url"].endswith(r.headers["request-id"])
 
 
+def test_delete_reads_form_params_from_the_body_too(emulator: RunningEmulator,
+                                                     account: dict[str, str]) -> None:
+    """`curl -X DELETE -d ...` sends params in the body; the SDKs use the query string."""
+    created = raw(emulator, account, "POST", "/v1/customers", {"name": "D"}).json()
+    path = f"/v1/customers/{created['id']}"
+    r = raw(emulator, account, "DELETE", path, "bogus=1")
+    assert r.status_code == 400 and r.json()["error"]["param"] == "bogus"
+    r = raw(emulator, account, "DELETE", path + "?bogus=1")
+    assert r.status_code == 400 and r.json()["error"]["param"] == "bogus"
+    assert raw(emulator, account, "DELETE", path).json()["deleted"] is True
+
+
 def test_json_body_and_options(emulator: RunningEmulator, account: dict[str, str]) -> None:
     r = httpx.options(f"{emulator.base}/v1/customers")
     assert r.status_code == 204 and "access-control-allow-origin" in r.headers

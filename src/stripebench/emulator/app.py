@@ -199,7 +199,7 @@ class EmulatorApp:
                 "API key. You can find a list of your API keys at "
                 "https://dashboard.stripe.com/account/apikeys.", status=401)
         raw = forms.decode(request.query)
-        if method == "POST" and request.body:
+        if method in ("POST", "DELETE") and request.body:  # curl -X DELETE -d ...
             if request.header("content-type").startswith("application/json"):
                 try:
                     decoded = json.loads(request.body)
