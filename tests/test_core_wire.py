@@ -556,6 +556,14 @@ def test_metadata_rules(client: stripe.StripeClient) -> None:
     assert "you've set 51" in str(info.value.user_message)
     cleared = client.v1.customers.update(ok.id, params={"metadata": ""})  # type: ignore[typeddict-item]
     assert cleared.metadata.to_dict() == {}
+    # Digit keys are keys, not list indexes (`metadata[1]=x` is a hash with key "1").
+    digits = client.v1.customers.create(params={"metadata": {"1": "x", "7": "y"}})
+    assert digits.metadata.to_dict() == {"1": "x", "7": "y"}
+    zero = client.v1.customers.update(digits.id, params={"metadata": {"0": "z", "1": ""}})
+    assert zero.metadata.to_dict() == {"0": "z", "7": "y"}
+    inline = client.v1.prices.create(params={"currency": "usd", "unit_amount": 5, "product_data": {
+        "name": "Digits", "metadata": {"2024": "year"}}})
+    assert client.v1.products.retrieve(str(inline.product)).metadata.to_dict() == {"2024": "year"}
     # Nested metadata hashes (here a price's inline product) follow the same rules.
     with pytest.raises(stripe.InvalidRequestError) as info:
         client.v1.prices.create(params={"currency": "usd", "unit_amount": 5, "product_data": {

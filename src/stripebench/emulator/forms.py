@@ -50,13 +50,30 @@ def _assign(root: dict[str, Any], key: str, value: str) -> None:
             node = child
 
 
+class IndexedList(list[Any]):
+    """A list decoded from `a[0]=x&a[1]=y` that remembers its keys: where the schema
+    wants a hash (`metadata[1]=x`), the validator turns it back into one."""
+
+    keys: list[str]
+
+
 def _listify(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     items = {k: _listify(v) for k, v in node.items()}
     if items and all(_is_index(k) for k in items):
-        return [items[k] for k in sorted(items, key=_index)]
+        order = sorted(items, key=_index)
+        result = IndexedList(items[k] for k in order)
+        result.keys = order
+        return result
     return items
+
+
+def as_hash(value: Any) -> Any:
+    """The hash a digit-keyed IndexedList was decoded from (None for `a[]=` appends)."""
+    if isinstance(value, IndexedList) and not any(k.startswith("\x00") for k in value.keys):
+        return dict(zip(value.keys, value, strict=True))
+    return None
 
 
 def _is_index(key: str) -> bool:

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from .errors import InvalidRequest
+from .forms import as_hash
 
 _INT = re.compile(r"^-?\d+$")
 _NUM = re.compile(r"^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
@@ -65,6 +66,8 @@ def coerce(schema: dict[str, Any], value: Any, path: str) -> Any:
         errors.sort(key=lambda e: (e.param or "").count("["), reverse=True)
         raise errors[0]
     kind = schema.get("type", "any")
+    if kind in ("map", "object") and isinstance(value, list):
+        value = as_hash(value) or value  # `metadata[1]=x` decodes like a list
     if kind == "object":
         return _object(schema, value, path)
     if kind == "array":
