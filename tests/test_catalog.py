@@ -123,6 +123,8 @@ def test_customer_create_params_and_expandable_lists(client: stripe.StripeClient
     assert full.tax_ids is not None
     assert [(t.value, t.country) for t in full.tax_ids.data] == [("FR12345678901", "FR")]
     assert full.tax_ids.url == f"/v1/customers/{customer.id}/tax_ids"
+    events = client.v1.events.list(params={"limit": 2}).data
+    assert [e.type for e in events] == ["customer.tax_id.created", "customer.created"]
     assert full.tax is not None and full.tax.ip_address == "203.0.113.9"
     assert full.tax.location is not None
     assert (full.tax.location.country, full.tax.location.source) == ("DE", "shipping_destination")

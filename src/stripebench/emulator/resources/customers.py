@@ -121,10 +121,10 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     ctx.put(customer)
     for hook in CREATE_HOOKS:
         hook(ctx, customer, params)
+    ctx.emit("customer.created", customer)
     for index, data in enumerate(params.get("tax_id_data") or []):
         _new_tax_id(ctx, customer["id"], data["type"], data["value"],
                     f"tax_id_data[{index}][value]")
-    ctx.emit("customer.created", customer)
     return customer
 
 
