@@ -205,7 +205,8 @@ def test_unknown_version_is_400(emulator: RunningEmulator, account: dict[str, st
     with pytest.raises(stripe.InvalidRequestError) as info:
         client.v1.customers.list()
     assert info.value.http_status == 400
-    assert "2031-02-30.zinnia" in str(info.value.user_message)
+    assert info.value.user_message == "Invalid Stripe API version: 2031-02-30.zinnia"
+    assert info.value.code is None and info.value.param is None
 
 
 def test_sdk_per_request_version_changes_shape(client: stripe.StripeClient) -> None:

@@ -41,8 +41,8 @@ LATEST = KNOWN_VERSIONS[-1]
 
 def check_version(version: str) -> str:
     if version not in KNOWN_VERSIONS:
-        raise InvalidRequest(f"Invalid Stripe API version: {version}", param="Stripe-Version",
-                             code="api_version_invalid")
+        # Stripe's answer carries only type and message (no code, no param).
+        raise InvalidRequest(f"Invalid Stripe API version: {version}")
     return version
 
 
