@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import httpx
 import pytest
@@ -69,6 +70,32 @@ def start_emulator(**kwargs: object) -> RunningEmulator:
             raise RuntimeError("emulator did not start")
         time.sleep(0.02)
     return RunningEmulator(app, base, thread, server)
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium through Playwright, one per test module."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Debian chromium is not installed (/usr/bin/chromium); run make setup")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture()
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh browser context (no cookies or storage from other tests) and its tab."""
+    context = browser.new_context(viewport={"width": 1200, "height": 1000})
+    context.set_default_timeout(15_000)
+    tab = context.new_page()
+    yield tab
+    context.close()
 
 
 @pytest.fixture(scope="session")

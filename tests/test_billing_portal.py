@@ -3,24 +3,10 @@ cancels at period end; the API then shows each change."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 import stripe
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
 from billing_helpers import DAY, JAN_1, make_shop
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as pw:
-        instance = pw.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            args=["--headless", "--no-sandbox", "--disable-gpu",
-                  "--disable-background-networking"])
-        yield instance
-        instance.close()
 
 
 def test_portal_plan_change_card_update_and_cancel(client: stripe.StripeClient,

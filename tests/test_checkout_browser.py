@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import pytest
 import stripe
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from checkout_helpers import CARD_3DS, CARD_DECLINED, CARD_OK, price
 
@@ -43,26 +41,6 @@ _SHOP_SERVER = ThreadingHTTPServer(("127.0.0.1", 0), ShopHandler)
 threading.Thread(target=_SHOP_SERVER.serve_forever, daemon=True).start()
 SHOP = f"http://127.0.0.1:{_SHOP_SERVER.server_address[1]}"
 SUCCESS = SHOP + "/success?session_id={CHECKOUT_SESSION_ID}"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as pw:
-        instance = pw.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            args=["--headless", "--no-sandbox", "--disable-gpu",
-                  "--disable-background-networking"])
-        yield instance
-        instance.close()
-
-
-@pytest.fixture()
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1200, "height": 1000})
-    tab = context.new_page()
-    tab.set_default_timeout(15_000)
-    yield tab
-    context.close()
 
 
 def fill_card(scope: Any, number: str = CARD_OK, card_label: str = "Card number",

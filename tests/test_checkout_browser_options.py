@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import stripe
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Page, expect
 
 from checkout_helpers import CARD_3DS, CARD_OK, price
 
@@ -45,26 +45,6 @@ def shop() -> Iterator[str]:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as pw:
-        instance = pw.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            args=["--headless", "--no-sandbox", "--disable-gpu",
-                  "--disable-background-networking"])
-        yield instance
-        instance.close()
-
-
-@pytest.fixture()
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1200, "height": 1000})
-    tab = context.new_page()
-    tab.set_default_timeout(15_000)
-    yield tab
-    context.close()
 
 
 def test_page_choices_reach_the_session(page: Page, client: stripe.StripeClient) -> None:

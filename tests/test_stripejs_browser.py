@@ -8,27 +8,12 @@ Stripe.js from the emulator with a plain script tag. The server side of each flo
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import stripe
 
 from browser.merchant import Merchant, build_react_app
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Debian chromium is not installed (/usr/bin/chromium); run make setup")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")
@@ -37,15 +22,6 @@ def merchant(emulator: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     server = Merchant(f"{emulator.base}/js.stripe.com/v3/", bundle)
     yield server
     server.stop()
-
-
-@pytest.fixture()
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context()
-    context.set_default_timeout(10_000)
-    pg = context.new_page()
-    yield pg
-    context.close()
 
 
 def _intent(client: stripe.StripeClient, **extra: Any) -> stripe.PaymentIntent:

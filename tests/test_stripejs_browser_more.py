@@ -14,8 +14,6 @@ import stripe
 import test_stripejs_browser as base
 from browser.merchant import Merchant
 
-browser = base.browser  # the module-scoped Chromium of the first browser test file
-page = base.page
 _fill_card = base._fill_card
 
 
