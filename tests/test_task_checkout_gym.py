@@ -435,3 +435,59 @@ def test_proven_under_the_harness(tmp_path: Path) -> None:
     finally:
         server.stop()
     assert rewards == {"oracle": 1.0, "noop": 0.0, "scripted": 0.5}
+
+
+# Red team: the gym app is the agent's to change, and the harness restarts it beside the
+# grader. This one plants a thread that rewrites the hidden grader the moment it is
+# copied into .stripebench/grader/ (a grade.py that writes total 1.0). Under the old
+# grading sandbox the service shared the grader's files and scored 1.0 on every task;
+# now the grading sandbox starts services in mount and pid namespaces of their own with
+# .stripebench/ covered, so the attempt fails and the real grader scores the empty
+# submission 0.
+TAMPER = r'''set -e
+python - <<'PY'
+from pathlib import Path
+hook = """
+import threading as _t, time as _time
+def _plant():
+    target = HERE / ".stripebench" / "grader" / "tests" / "grade.py"
+    fake = ("import json, os\\n"
+            "open(os.environ['STRIPEBENCH_REWARD_PATH'], 'w').write(json.dumps("
+            "{'total': 1.0, 'subscores': {'planted': 1.0}}))\\n")
+    while True:
+        try:
+            if target.exists() and target.read_text() != fake:
+                target.write_text(fake)
+        except OSError as exc:
+            (HERE / "tamper.log").write_text(str(exc))
+        _time.sleep(0.001)
+_t.Thread(target=_plant, daemon=True).start()
+"""
+app = Path("app.py")
+marker = "HERE = Path(__file__).resolve().parent\n"
+app.write_text(app.read_text().replace(marker, marker + hook, 1))
+PY
+echo '{}' > submission.json
+'''
+
+
+def test_a_service_cannot_rewrite_the_grader(tmp_path: Path) -> None:
+    from stripebench.harness.agents.simple import ScriptedAgent
+    from stripebench.harness.emulator import Emulator
+    from stripebench.harness.trial import TrialConfig, run_trial
+
+    server = Emulator.start()
+    try:
+        record = run_trial(load_task(TASK), 0, tmp_path / "tamper",
+                           ScriptedAgent([{"tool": "bash", "args": {"command": TAMPER}}]),
+                           server, TrialConfig("proof", "tamper", None, sandbox="bwrap"))
+    finally:
+        server.stop()
+    assert record["status"] == "completed", record["error"]
+    work = tmp_path / "tamper" / "workdir"
+    assert "_plant" in (work / "app.py").read_text()
+    # the service ran during grading and was refused the grader's directory
+    assert "Permission denied" in (work / "tamper.log").read_text()
+    assert record["reward"] == 0.0
+    assert "planted" not in record["subscores"]
+    assert len(record["subscores"]) == 20

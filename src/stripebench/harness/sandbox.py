@@ -58,7 +58,8 @@ class Sandbox(Protocol):
     def write_file(self, path: str, data: bytes | str) -> None: ...
 
     def start_service(self, name: str, command: str, *, ready_url: str | None = None,
-                      ready_port: int | None = None, timeout: float = 60) -> None: ...
+                      ready_port: int | None = None, timeout: float = 60,
+                      hide: Sequence[str] = ()) -> None: ...
 
     def stop(self) -> None: ...
 
@@ -248,7 +249,9 @@ class LocalSandbox(WorkdirFiles):
                             on_start=self._groups.add)
 
     def start_service(self, name: str, command: str, *, ready_url: str | None = None,
-                      ready_port: int | None = None, timeout: float = 60) -> None:
+                      ready_port: int | None = None, timeout: float = 60,
+                      hide: Sequence[str] = ()) -> None:
+        # `hide` cannot be honoured without namespaces: a local sandbox isolates nothing.
         self.logs.mkdir(parents=True, exist_ok=True)
         log_path = self.logs / f"{name}.log"
         with open(log_path, "ab") as log:

@@ -105,7 +105,8 @@ def service_env(task: Task, ports: dict[str, int]) -> dict[str, str]:
     return env
 
 
-def _start_services(sandbox: Sandbox, task: Task, ports: dict[str, int]) -> None:
+def _start_services(sandbox: Sandbox, task: Task, ports: dict[str, int],
+                    hide: tuple[str, ...] = ()) -> None:
     for service in task.services:
         port = ports[service.name]
         ready_url = service.ready_url.replace("{port}", str(port)) if service.ready_url \
@@ -113,7 +114,7 @@ def _start_services(sandbox: Sandbox, task: Task, ports: dict[str, int]) -> None
         sandbox.start_service(service.name, f"export PORT={port}; {service.command}",
                               ready_url=ready_url,
                               ready_port=port if service.port else None,
-                              timeout=task.services_timeout)
+                              timeout=task.services_timeout, hide=hide)
 
 
 def _file_digests(root: Path) -> dict[str, str]:
@@ -367,12 +368,20 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
           ports: dict[str, int], config: TrialConfig, record: dict[str, Any]) -> None:
     """Run the hidden grader in a fresh sandbox over the agent's workdir."""
     grader_dir = workdir / GRADER_DIR
+    harness_dir = workdir / ".stripebench"
+    if harness_dir.is_symlink() or (harness_dir.exists() and not harness_dir.is_dir()):
+        harness_dir.unlink()  # the grader's files go where the agent's services cannot see
     if grader_dir.exists():  # the agent cannot plant a grader of its own
         shutil.rmtree(grader_dir)
     sandbox = _new_sandbox(config.sandbox, workdir, env, grader=True)
     try:
         try:
-            _start_services(sandbox, task, ports)
+            # The services are the agent's code and run beside the grader: in a bubblewrap
+            # sandbox they get their own mount and pid namespaces with .stripebench/ (the
+            # grader's tests and reward.json) covered, so they can neither rewrite the
+            # grader nor its reward. (A local sandbox isolates nothing.)
+            harness_dir.mkdir(exist_ok=True)
+            _start_services(sandbox, task, ports, hide=(str(sandbox.workdir / ".stripebench"),))
         except SandboxError as exc:  # the agent's changes broke the app: the grader sees it
             record["notes"].append(f"services did not come back for grading: {exc}"[:2000])
         # tests/ arrive only now, after the agent's processes are gone and its services

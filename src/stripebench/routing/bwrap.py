@@ -294,17 +294,31 @@ class BubblewrapSandbox(WorkdirFiles):
 
     # ------------------------------------------------------------------ exec
 
-    def enter_argv(self, argv: Sequence[str], cwd: str | None = None) -> list[str]:
-        """argv that runs `argv` inside the sandbox, capabilities dropped, in `cwd`."""
+    def enter_argv(self, argv: Sequence[str], cwd: str | None = None,
+                   hide: Sequence[str] = ()) -> list[str]:
+        """argv that runs `argv` inside the sandbox, capabilities dropped, in `cwd`.
+
+        `hide`: directories the command must not reach. It then runs in mount and pid
+        namespaces of its own (same network): each hidden directory is covered by an
+        empty read-only tmpfs it cannot unmount, and it sees none of the sandbox's
+        other processes. The grader's sandbox starts the agent's services this way, so
+        they cannot touch the grader's files (.stripebench/) or its process."""
         if not self.alive():
             raise SandboxError("the sandbox has been stopped; nothing can run in it")
         enter = ["nsenter", "-t", str(self.ns_pid), "-m", "-n", "-p", "-i", "-u"]
         if self._enter_user:
             enter += ["-U", "--preserve-credentials"]
-        enter += ["-r", "-w", "--", "setpriv", "--bounding-set=-all", "--inh-caps=-all",
-                  "--no-new-privs", "--"]
+        drop = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
         where = self._inside_path(cwd) if cwd else str(self.workdir)
-        return [*enter, "/bin/sh", "-c", 'cd "$0" && exec "$@"', where, *argv]
+        if not hide:
+            return [*enter, "-r", "-w", "--", *drop, "/bin/sh", "-c", 'cd "$0" && exec "$@"',
+                    where, *argv]
+        mounts = " && ".join(f'mount -t tmpfs -o ro,size=4k,mode=000 hidden "${n + 1}"'
+                             for n in range(len(hide)))
+        script = f'{mounts} && shift {len(hide)} && cd "$1" && shift && exec "$@"'
+        return [*enter, "-r", "-w", "--", "unshare", "-m", "-p", "-f", "--mount-proc",
+                "--propagation", "private", "--", "/bin/sh", "-c", script, "isolate",
+                *[self._inside_path(h) for h in hide], where, *drop, *argv]
 
     def alive(self) -> bool:
         return self._holder is not None and self._holder.poll() is None
@@ -342,11 +356,13 @@ class BubblewrapSandbox(WorkdirFiles):
         finally:
             signal.signal(signal.SIGINT, previous)
 
-    def popen(self, argv: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
-        """Start a process inside without waiting (the caller owns its pipes)."""
+    def popen(self, argv: Sequence[str], *, hide: Sequence[str] = (),
+              **kwargs: Any) -> subprocess.Popen[bytes]:
+        """Start a process inside without waiting (the caller owns its pipes); `hide`
+        as in `enter_argv`."""
         env = self.env | kwargs.pop("env", {})
-        proc = subprocess.Popen(self.enter_argv(list(argv)), env=env, cwd=self.workdir,
-                                start_new_session=True, **kwargs)
+        proc = subprocess.Popen(self.enter_argv(list(argv), hide=hide), env=env,
+                                cwd=self.workdir, start_new_session=True, **kwargs)
         self._groups.add(proc.pid)
         return proc
 
@@ -369,12 +385,13 @@ class BubblewrapSandbox(WorkdirFiles):
     # ------------------------------------------------------------------ services
 
     def start_service(self, name: str, command: str, *, ready_url: str | None = None,
-                      ready_port: int | None = None, timeout: float = 60) -> None:
+                      ready_port: int | None = None, timeout: float = 60,
+                      hide: Sequence[str] = ()) -> None:
         self.logs.mkdir(parents=True, exist_ok=True)
         log_path = self.logs / f"{name}.log"
         with open(log_path, "ab") as log:
             proc = self.popen(shell_argv(command), stdin=subprocess.DEVNULL, stdout=log,
-                              stderr=subprocess.STDOUT)
+                              stderr=subprocess.STDOUT, hide=hide)
         self._services[name] = proc
         if ready_url:
             check = ["python3", "-c", _URL_PROBE, ready_url]

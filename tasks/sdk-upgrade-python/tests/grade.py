@@ -212,6 +212,40 @@ def start_copies(work: Path) -> dict[str, tuple[str, Recorder, subprocess.Popen[
     return copies
 
 
+def harden() -> None:
+    """The grader runs the agent's code (its copies of the services) beside itself: make
+    this process off limits to them (no ptrace, no /proc/<pid>/mem, fd or environ)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
+def kill_strays() -> None:
+    """In a bubblewrap sandbox (a pid namespace of its own) every process but this one,
+    its ancestors and the namespace's init is the agent's code by now (the service
+    copies and anything they left behind): stop them before the reward is written."""
+    import signal
+
+    if os.environ.get("STRIPEBENCH_SANDBOX") != "bwrap":
+        return
+    keep, pid = {1}, os.getpid()
+    while pid > 1:
+        keep.add(pid)
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) not in keep:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except OSError:
+                pass
+
+
 def stop_copies(copies: dict[str, tuple[str, Recorder, subprocess.Popen[bytes]]]) -> None:
     import signal
 
@@ -303,6 +337,7 @@ def main() -> None:
         grader.write()
         return
     client = stripe_client()
+    harden()
     copies = start_copies(work)
     try:
         cases = contract_cases(client, {s: copies[s][0] for s in SERVICES})
@@ -320,6 +355,7 @@ def main() -> None:
                 grader.check(f"{service}_{name}", weight, score, miss)
     finally:
         stop_copies(copies)
+        kill_strays()
     grader.write()
 
 
