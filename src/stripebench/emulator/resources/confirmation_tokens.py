@@ -38,15 +38,7 @@ def create_token(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         raise Unsupported("payment_method_options on ConfirmationTokens",
                           param="payment_method_options")
     if data:
-        if data.get("type", "card") != "card":
-            raise Unsupported(f"payment_method_data of type '{data.get('type')}'",
-                              param="payment_method_data[type]")
-        if not data.get("card"):
-            raise InvalidRequest("Missing required param: payment_method_data[card].",
-                                 code="parameter_missing", param="payment_method_data[card]")
-        payment_methods.check_raw_card(ctx, data["card"], "payment_method_data[card]")
-        pm = payment_methods.from_card_params(ctx, data["card"], "payment_method_data[card]",
-                                              data.get("billing_details"), data.get("metadata"))
+        pm = payment_methods.from_payment_method_data(ctx, data)
     elif params.get("payment_method"):
         pm = payment_methods.resolve(ctx, params["payment_method"])
     else:

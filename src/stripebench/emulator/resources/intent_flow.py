@@ -93,16 +93,7 @@ def error_body(intent_type: str, pm: dict[str, Any] | None, decline: cards.Decli
 def pick_payment_method(ctx: Ctx, intent: dict[str, Any], params: dict[str, Any]
                         ) -> dict[str, Any]:
     if params.get("payment_method_data"):
-        data = params["payment_method_data"]
-        if data.get("type", "card") != "card":
-            from ..errors import Unsupported
-            raise Unsupported(f"payment_method_data of type '{data.get('type')}'",
-                              param="payment_method_data[type]")
-        if not data.get("card"):
-            raise InvalidRequest("Missing required param: payment_method_data[card].",
-                                 code="parameter_missing", param="payment_method_data[card]")
-        return payment_methods.from_card_params(ctx, data["card"], "payment_method_data[card]",
-                                                data.get("billing_details"), data.get("metadata"))
+        return payment_methods.from_payment_method_data(ctx, params["payment_method_data"])
     chosen = params.get("payment_method") or intent.get("payment_method")
     if not chosen:
         raise InvalidRequest(

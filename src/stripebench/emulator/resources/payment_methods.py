@@ -152,6 +152,20 @@ def check_raw_card(ctx: Ctx, card: Any, param: str) -> None:
         raise InvalidRequest(RAW_CARD_MESSAGE, param=f"{param}[number]")
 
 
+def from_payment_method_data(ctx: Ctx, data: dict[str, Any]) -> dict[str, Any]:
+    """`payment_method_data` on an intent or a ConfirmationToken: a card PaymentMethod
+    made on use (other types are not emulated)."""
+    if data.get("type", "card") != "card":
+        raise Unsupported(f"payment_method_data of type '{data.get('type')}'",
+                          param="payment_method_data[type]")
+    if not data.get("card"):
+        raise InvalidRequest("Missing required param: payment_method_data[card].",
+                             code="parameter_missing", param="payment_method_data[card]")
+    check_raw_card(ctx, data["card"], "payment_method_data[card]")
+    return from_card_params(ctx, data["card"], "payment_method_data[card]",
+                            data.get("billing_details"), data.get("metadata"))
+
+
 def use_token(ctx: Ctx, token_id: str, param: str) -> dict[str, Any]:
     """A card token (`tok_visa` test tokens are reusable; created tokens are single-use)."""
     test = cards.TOKENS.get(token_id)
