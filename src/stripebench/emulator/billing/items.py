@@ -21,7 +21,8 @@ def money(amount: Any, currency: str) -> str:
 
 
 def plan_view(price: dict[str, Any]) -> dict[str, Any] | None:
-    """The legacy Plan shape Stripe still sends next to a recurring price."""
+    """The legacy Plan shape Stripe still sends next to a recurring price (`tiers` is
+    rendered only when expanded, see resources/plans.py)."""
     recurring = price.get("recurring")
     if not recurring:
         return None
@@ -32,7 +33,8 @@ def plan_view(price: dict[str, Any]) -> dict[str, Any] | None:
             "interval": recurring["interval"], "interval_count": recurring.get(
                 "interval_count", 1), "livemode": False, "metadata": price.get("metadata", {}),
             "meter": recurring.get("meter"), "nickname": price.get("nickname"),
-            "product": price["product"], "tiers_mode": price.get("tiers_mode"),
+            "product": price["product"], "tiers": price.get("tiers"),
+            "tiers_mode": price.get("tiers_mode"),
             "transform_usage": price.get("transform_quantity"),
             "trial_period_days": recurring.get("trial_period_days"),
             "usage_type": recurring.get("usage_type", "licensed")}

@@ -157,8 +157,10 @@ def _custom_amount(spec: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"maximum": spec.get("maximum"), "minimum": spec.get("minimum"),
             "preset": spec.get("preset")}
 
-def build_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
-    """Create a price; every check runs before anything is written (or an inline product made)."""
+def build_price(ctx: Ctx, params: dict[str, Any],
+                object_id: str | None = None) -> dict[str, Any]:
+    """Create a price; every check runs before anything is written (or an inline product made).
+    `object_id` is a caller-chosen id (legacy plans take one)."""
     if params.get("product_data") and params.get("product"):
         raise InvalidRequest("You may only specify one of these parameters: product, "
                              "product_data.", param="product")
@@ -176,7 +178,7 @@ def build_price(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         fields["product"] = create_product(ctx, params["product_data"])["id"]
     else:
         fields["product"] = params["product"]
-    price = ctx.new("price", "price", **fields)
+    price = ctx.new("price", "price", id=object_id, **fields)
     ctx.put(price)
     ctx.emit("price.created", price)
     return price
