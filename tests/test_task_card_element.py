@@ -310,3 +310,37 @@ def test_proven_under_the_harness(tmp_path: Path) -> None:
     assert oracle["reward"] == 1.0 and set(oracle["subscores"].values()) == {1.0}
     assert "submission/checkout_session_id.txt" in oracle["submission"]["added"]
     assert noop["reward"] == 0.0
+
+
+def test_a_shop_that_hands_out_a_paid_session_does_not_count(trial: dict[str, Any]) -> None:
+    """Red team: the migrated shop, except that its /create-checkout-session hands every
+    visitor the client secret of one session made and paid by hand (one of each
+    product, TRAIL10), with an order row written for it. The grader's first probe
+    accepted any session the shop's page mounted, so this scored 1.0. Now the probe's
+    sessions must be new (none existed when the agent stopped) and follow the cart (two
+    mugs, afresh): the integration fails, and with it the purchase."""
+    migrate(trial)
+    session_id = pay_by_hand(trial)
+    secret = sdk(trial).v1.checkout.sessions.retrieve(session_id).client_secret
+    app = trial["workdir"] / "app.py"
+    code = app.read_text()
+    handout = "return jsonify(clientSecret=checkout_session.client_secret)"
+    assert handout in code
+    app.write_text(code.replace(handout, f"return jsonify(clientSecret={secret!r})"))
+    submit(trial, session_id)
+    with shop(trial) as origin:
+        conn = sqlite3.connect(trial["workdir"] / "shop.db")
+        conn.execute("INSERT INTO orders (items, subtotal, total, stripe_reference) "
+                     "VALUES ('[]', 7500, 7350, ?)", (session_id,))
+        conn.commit()
+        conn.close()
+        snapshot = httpx.get(f"{trial['emulator'].base}/_emulator/accounts/"
+                             f"{trial['account']['id']}/snapshot").json()
+        reward = grade(trial, origin)
+    assert session_id in {o["id"] for o in snapshot["objects"]}
+    scores = reward["subscores"]
+    assert "existed before grading" in reward["messages"]["shop_creates_session"]
+    assert scores["shop_creates_session"] == scores["submitted_from_shop"] == 0.0
+    assert scores["paid"] == scores["promotion_code"] == 0.0
+    assert {k: v for k, v in scores.items() if v} == {"gate:submitted_session": 1.0,
+                                                     "app_pages": 1.0}

@@ -106,33 +106,58 @@ STRIPE_JS_STUB = """
 """
 
 
-def shop_session_secret() -> str:
-    """Fill the restarted shop's cart with one of each product, open /checkout and
-    return the client secret the shop's code gives initEmbeddedCheckout."""
+# The carts the grader checks out through the shop: one of each product, then two mugs
+# only (a shop that hands out a fixed session, or fixed line items, fails the second).
+PROBE_CARTS = ([(name, 1) for name in PRODUCT_NAMES], [(PRODUCT_NAMES[0], 2)])
+
+
+def shop_session_secrets() -> list[str]:
+    """For each probe cart, in a fresh browser context: fill the restarted shop's cart
+    with the index page's add buttons, open /checkout and take the client secret the
+    shop's code gives initEmbeddedCheckout."""
     from playwright.sync_api import sync_playwright
 
+    secrets = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=[
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
         try:
-            page = browser.new_page()
-            page.set_default_timeout(15_000)
-            page.route(re.compile(r".*js\.stripe\.com.*"), lambda route: route.fulfill(
-                status=200, content_type="application/javascript", body=STRIPE_JS_STUB))
-            for name in PRODUCT_NAMES:
-                page.goto(SHOP + "/")
-                page.get_by_role("button", name=re.compile(
-                    rf"add {re.escape(name)}|{re.escape(name)}.*add", re.I)).first.click()
-                page.wait_for_load_state("networkidle")
-            page.goto(SHOP + "/checkout")
-            page.wait_for_function("window.__gradedClientSecret !== undefined"
-                                   " || window.__gradedCardElement === true", timeout=20_000)
-            secret = page.evaluate("window.__gradedClientSecret")
+            for cart in PROBE_CARTS:
+                context = browser.new_context()
+                page = context.new_page()
+                page.set_default_timeout(15_000)
+                page.route(re.compile(r".*js\.stripe\.com.*"), lambda route: route.fulfill(
+                    status=200, content_type="application/javascript", body=STRIPE_JS_STUB))
+                for name, quantity in cart:
+                    for _ in range(quantity):
+                        page.goto(SHOP + "/")
+                        page.get_by_role("button", name=re.compile(
+                            rf"add {re.escape(name)}|{re.escape(name)}.*add", re.I)).first.click()
+                        page.wait_for_load_state("networkidle")
+                page.goto(SHOP + "/checkout")
+                page.wait_for_function("window.__gradedClientSecret !== undefined"
+                                       " || window.__gradedCardElement === true",
+                                       timeout=20_000)
+                secret = page.evaluate("window.__gradedClientSecret")
+                context.close()
+                if not isinstance(secret, str) or "_secret_" not in secret:
+                    raise ValueError("/checkout gave initEmbeddedCheckout no client secret: "
+                                     f"{secret!r}")
+                secrets.append(secret)
         finally:
             browser.close()
-    if not isinstance(secret, str) or "_secret_" not in secret:
-        raise ValueError(f"/checkout gave initEmbeddedCheckout no client secret: {secret!r}")
-    return secret
+    return secrets
+
+
+def fresh_sessions(ids: list[str]) -> bool:
+    """The shop made a new session for each probe: none existed when the agent stopped."""
+    from stripebench.grading import final_snapshot, objects_of
+
+    earlier = {o["id"] for o in objects_of(final_snapshot(), "checkout.session")}
+    if len(set(ids)) != len(ids) or earlier & set(ids):
+        raise ValueError("the shop's /checkout handed out a session that existed before "
+                         "grading (or the same one twice), not one made for the cart")
+    return True
 
 
 def settings(session: dict[str, Any]) -> dict[str, Any]:
@@ -148,11 +173,16 @@ def settings(session: dict[str, Any]) -> dict[str, Any]:
 
 
 def shop_setup_ok(session: dict[str, Any], items: list[dict[str, Any]],
-                  prices: dict[str, dict[str, Any]]) -> float:
-    """The shop's session for a cart of one of each: the cart's prices, customers may
-    enter promotion codes, shipping address in US/CA/GB, the $6.00 shipping option."""
-    cart = sorted((i["price"]["id"], i["quantity"]) for i in items)
-    parts = [cart == sorted((p["id"], 1) for p in prices.values()),
+                  prices: dict[str, dict[str, Any]], other_items: list[dict[str, Any]]
+                  ) -> float:
+    """The shop's sessions for the probe carts: each cart's prices and quantities,
+    customers may enter promotion codes, shipping address in US/CA/GB, the $6.00
+    shipping option."""
+    def cart(found: list[dict[str, Any]]) -> list[tuple[str, int]]:
+        return sorted((i["price"]["id"], i["quantity"]) for i in found)
+
+    parts = [cart(items) == sorted((p["id"], 1) for p in prices.values())
+             and cart(other_items) == [(prices[LOOKUP_KEYS[0]]["id"], 2)],
              bool(session.get("allow_promotion_codes")),
              set(settings(session)["countries"]) == SHIPPING_COUNTRIES,
              FLAT_SHIPPING in settings(session)["shipping_options"]]
@@ -223,10 +253,11 @@ def main() -> None:
         {"lookup_keys": list(LOOKUP_KEYS), "limit": 10}).data}
 
     def probe() -> bool:
-        secret = shop_session_secret()
-        shop.update(client.v1.checkout.sessions.retrieve(secret.split("_secret_")[0])
-                    .to_dict())
-        shop["_items"] = line_items(shop["id"])
+        ids = [secret.split("_secret_")[0] for secret in shop_session_secrets()]
+        fresh_sessions(ids)
+        shop.update(client.v1.checkout.sessions.retrieve(ids[0]).to_dict())
+        shop["_items"] = line_items(ids[0])
+        shop["_other_items"] = line_items(ids[1])
         return True
 
     # The integration: what the restarted shop's /checkout creates for a full cart.
@@ -235,7 +266,8 @@ def main() -> None:
                  in ("embedded", "embedded_page"))
     grader.check("payment_mode", 1, lambda: made and shop.get("mode") == "payment")
     grader.check("shop_session_setup", 2,
-                 lambda: shop_setup_ok(shop, shop["_items"], prices) if made else 0)
+                 lambda: shop_setup_ok(shop, shop["_items"], prices, shop["_other_items"])
+                 if made else 0)
     # The purchase counts only through a session the shop makes.
     same = bool(made) and settings(session) == settings(shop)
     if made and not same:
