@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import base64
+import socket
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -12,6 +14,7 @@ import pytest
 import stripe
 
 from conftest import RunningEmulator
+from node_helpers import run_node_script
 
 LATEST = "2026-10-28.endive"
 
@@ -296,57 +299,94 @@ def test_concurrent_requests_with_one_key_create_one_object(
     assert len(listed["data"]) == 1
 
 
-def test_sdk_retries_are_idempotent(emulator: RunningEmulator, account: dict[str, str]) -> None:
-    """A server that drops the first response makes the SDK retry with the same key."""
-    import socket
-    import socketserver
+class DroppingProxy:
+    """Forwards requests to the emulator but answers the first one with a 503 after the
+    write happened upstream: the client never hears back, as when a response is lost."""
 
-    attempts: list[bytes] = []
+    def __init__(self, emulator: RunningEmulator) -> None:
+        import socketserver
 
-    class Flaky(socketserver.BaseRequestHandler):
-        def handle(self) -> None:
-            data = b""
-            self.request.settimeout(5)
-            while b"\r\n\r\n" not in data:
-                data += self.request.recv(65536)
-            head, _, body = data.partition(b"\r\n\r\n")
-            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                          if line.lower().startswith(b"content-length"))
-            while len(body) < length:
-                body += self.request.recv(65536)
-            attempts.append(head)
-            upstream = socket.create_connection(("127.0.0.1", int(emulator.base.rsplit(":", 1)[1])))
-            upstream.sendall(head.replace(b"keep-alive", b"close") + b"\r\n\r\n" + body)
-            reply = b""
-            while chunk := upstream.recv(65536):
-                reply += chunk
-            upstream.close()
-            if len(attempts) == 1:
-                # The write happened upstream, but the client never hears back: a 503.
-                self.request.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0"
-                                     b"\r\nConnection: close\r\n\r\n")
-            else:
-                self.request.sendall(reply)
+        self.attempts: list[bytes] = []
+        upstream_port = int(emulator.base.rsplit(":", 1)[1])
+        attempts = self.attempts
 
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Flaky)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        proxy_base = f"http://127.0.0.1:{server.server_address[1]}"
-        client = stripe.StripeClient(account["secret_key"], base_addresses={"api": proxy_base},
-                                     max_network_retries=2)
-        customer = client.v1.customers.create(params={"email": "retry@x.co"})
-        assert len(attempts) == 2
-        keys = [line for head in attempts for line in head.split(b"\r\n")
-                if line.lower().startswith(b"idempotency-key")]
-        assert len(keys) == 2 and keys[0] == keys[1]
-        assert customer.last_response.headers.get("idempotent-replayed") == "true"
-        listed = raw(emulator, account, "GET", "/v1/customers").json()
-        assert [c["id"] for c in listed["data"]] == [customer.id]
-    finally:
-        server.shutdown()
-        server.server_close()
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self) -> None:
+                data = b""
+                self.request.settimeout(5)
+                while b"\r\n\r\n" not in data:
+                    data += self.request.recv(65536)
+                head, _, body = data.partition(b"\r\n\r\n")
+                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                              if line.lower().startswith(b"content-length"))
+                while len(body) < length:
+                    body += self.request.recv(65536)
+                attempts.append(head)
+                upstream = socket.create_connection(("127.0.0.1", upstream_port))
+                upstream.sendall(head.replace(b"keep-alive", b"close") + b"\r\n\r\n" + body)
+                reply = b""
+                while chunk := upstream.recv(65536):
+                    reply += chunk
+                upstream.close()
+                if len(attempts) == 1:
+                    self.request.sendall(b"HTTP/1.1 503 Service Unavailable\r\n"
+                                         b"Content-Length: 0\r\nConnection: close\r\n\r\n")
+                else:
+                    self.request.sendall(reply)
+
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def idempotency_keys(self) -> list[bytes]:
+        return [line.split(b":", 1)[1].strip() for head in self.attempts
+                for line in head.split(b"\r\n") if line.lower().startswith(b"idempotency-key")]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture()
+def dropping_proxy(emulator: RunningEmulator) -> Iterator[DroppingProxy]:
+    proxy = DroppingProxy(emulator)
+    yield proxy
+    proxy.close()
+
+
+def test_sdk_retries_are_idempotent(emulator: RunningEmulator, account: dict[str, str],
+                                    dropping_proxy: DroppingProxy) -> None:
+    """A lost response makes the SDK retry with the same key; one customer exists."""
+    client = stripe.StripeClient(account["secret_key"],
+                                 base_addresses={"api": dropping_proxy.base},
+                                 max_network_retries=2)
+    customer = client.v1.customers.create(params={"email": "retry@x.co"})
+    keys = dropping_proxy.idempotency_keys()
+    assert len(keys) == 2 and keys[0] == keys[1]
+    assert customer.last_response.headers.get("idempotent-replayed") == "true"
+    listed = raw(emulator, account, "GET", "/v1/customers").json()
+    assert [c["id"] for c in listed["data"]] == [customer.id]
+
+
+def test_node_sdk_retries_are_idempotent(emulator: RunningEmulator, account: dict[str, str],
+                                         dropping_proxy: DroppingProxy,
+                                         tmp_path: Path) -> None:
+    script = """
+const Stripe = require(process.env.STRIPE_NODE);
+const stripe = new Stripe(process.env.KEY, {host: '127.0.0.1', port: process.env.PORT,
+                                            protocol: 'http', maxNetworkRetries: 2});
+stripe.customers.create({email: 'node-retry@x.co'}).then((c) => {
+  console.log(JSON.stringify({id: c.id,
+                              replayed: c.lastResponse.headers['idempotent-replayed']}));
+});
+"""
+    out = run_node_script(script, account["secret_key"], dropping_proxy.base, tmp_path)
+    keys = dropping_proxy.idempotency_keys()
+    assert len(keys) == 2 and keys[0] == keys[1]
+    assert out["replayed"] == "true"
+    listed = raw(emulator, account, "GET", "/v1/customers").json()
+    assert [c["id"] for c in listed["data"]] == [out["id"]]
 
 
 # ------------------------------------------------------------------ request ids, routes
