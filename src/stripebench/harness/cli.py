@@ -43,12 +43,16 @@ def run_command(
                                         "Ollama...)."),
     agent_timeout: float | None = typer.Option(None, help="Override each task's time limit."),
     max_turns: int | None = typer.Option(None, help="Override each task's turn limit."),
+    context_budget: int = typer.Option(
+        150_000, min=0, help="openai/anthropic agents: estimated input tokens per model "
+        "call; past it the oldest tool outputs and screenshots are replaced by short "
+        "placeholders (0: send the whole conversation)."),
     report: bool = typer.Option(True, help="Print the report at the end."),
 ) -> None:
     """Run an agent over tasks: every trial graded and recorded under --out."""
     from rich.console import Console
 
-    from .agents import AgentError, default_agent, make_agent
+    from .agents import BUILTIN, AgentError, default_agent, make_agent
     from .runner import RunError, RunPlan, execute, pending
     from .task import TaskError, discover, select
     from .trial import SCORED
@@ -59,9 +63,11 @@ def run_command(
     if agent is None:
         agent, default_model = default_agent()
         model = model or default_model
+    options: dict[str, object] = {"context_budget": context_budget} if agent in BUILTIN else {}
     try:
         chosen = select(discover(_tasks_root(tasks_dir)), tasks or None, category)
-        make_agent(agent, model, script=script, base_url=base_url)  # fail fast on bad options
+        # fail fast on bad options
+        make_agent(agent, model, script=script, base_url=base_url, options=options)
     except (TaskError, AgentError) as exc:
         raise _fail(str(exc)) from None
     if not chosen:
@@ -73,7 +79,7 @@ def run_command(
     plan = RunPlan(out=out, tasks=chosen, agent_name=agent, model=model, attempts=attempts,
                    parallel=parallel, sandbox=sandbox, resume=resume,
                    retry_errors=retry_errors, agent_timeout=agent_timeout,
-                   max_turns=max_turns)
+                   max_turns=max_turns, extra=dict(options))
     console = Console()
     try:
         todo, done = pending(plan) if resume else (None, 0)
@@ -100,8 +106,8 @@ def run_command(
             progress.advance(bar)
 
         try:
-            execute(plan, lambda: make_agent(agent, model, script=script, base_url=base_url),
-                    on_result=on_result)
+            execute(plan, lambda: make_agent(agent, model, script=script, base_url=base_url,
+                                             options=options), on_result=on_result)
         except RunError as exc:
             raise _fail(str(exc)) from None
     del todo

@@ -92,6 +92,11 @@ def transcript_html(folder: Path) -> str:
             count = len(hits) if isinstance(hits, list) else hits
             out.append(f"<div class='ev'>docs search {escape(repr(event.get('query')))}: "
                        f"{count or 0} result(s)</div>")
+        elif kind == "context_elided":
+            out.append(f"<div class='ev'><i>context budget: elided {event.get('tool_results')} "
+                       f"tool output(s), {event.get('images')} screenshot(s), "
+                       f"{event.get('arguments')} argument(s) ({event.get('chars', 0):,} "
+                       f"characters) before turn {event.get('turn')}</i></div>")
         elif kind == "end":
             out.append(f"<div class='ev'><b>end: {escape(str(event.get('status')))}</b></div>")
     return "\n".join(out) or "<em>no transcript</em>"
@@ -157,6 +162,12 @@ def _trial(folder: Path, trial: dict[str, Any]) -> str:
              f"{trial.get('input_tokens')}/{trial.get('output_tokens')}, cost "
              f"{shown_cost}, "
              f"wall {trial.get('wall_seconds')}s")
+    elided = (trial.get("agent_extra") or {}).get("context_elided")
+    if elided:  # the built-in loop shortened old tool output to fit its context budget
+        facts += (f"; context budget {elided['budget']:,} tokens: {elided['times']} "
+                  f"elision(s), {elided['tool_results']} tool output(s), {elided['images']} "
+                  f"screenshot(s), {elided['arguments']} argument(s), "
+                  f"{elided['chars']:,} characters")
     error = f"<pre class=err>{escape(str(trial['error'])[:3000])}</pre>" \
         if trial.get("error") else ""
     grader = ""

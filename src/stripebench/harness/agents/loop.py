@@ -8,10 +8,12 @@ from typing import Any
 
 from ..prompt import system_prompt
 from .base import AgentContext, AgentOutcome
+from .context import ContextBudget
 from .pricing import cost
 from .providers import AnthropicConversation, OpenAIConversation, Reply, retryable
 
 MAX_RETRIES = 8
+DEFAULT_CONTEXT_BUDGET = 150_000  # estimated input tokens per model call
 NUDGE = ("You stopped without calling a tool. If the task is finished and verified, call "
          "`submit`; otherwise continue working with the tools.")
 
@@ -19,7 +21,9 @@ NUDGE = ("You stopped without calling a tool. If the task is finished and verifi
 class ModelAgent:
     def __init__(self, provider: str, model: str, base_url: str | None = None,
                  max_tokens: int | None = None, max_nudges: int = 2,
-                 backoff_base: float = 1.0) -> None:
+                 backoff_base: float = 1.0,
+                 context_budget: int = DEFAULT_CONTEXT_BUDGET, keep_turns: int = 3,
+                 keep_images: int = 3) -> None:
         if provider not in ("openai", "anthropic"):
             raise ValueError(f"unknown provider {provider!r}")
         self.name = provider
@@ -28,6 +32,11 @@ class ModelAgent:
         self.max_tokens = max_tokens
         self.max_nudges = max_nudges
         self.backoff_base = backoff_base
+        if context_budget < 0:
+            raise ValueError("the context budget is a number of tokens, or 0 for none")
+        self.context_budget = context_budget
+        self.keep_turns = keep_turns
+        self.keep_images = keep_images
 
     def _conversation(self, ctx: AgentContext) -> Any:
         cls = OpenAIConversation if self.name == "openai" else AnthropicConversation
@@ -52,9 +61,29 @@ class ModelAgent:
                 time.sleep(wait)
         raise AssertionError("unreachable")
 
+    def _fit(self, budget: ContextBudget, conversation: Any, ctx: AgentContext,
+             outcome: AgentOutcome) -> None:
+        """Elide old tool output if the next request would pass the budget; record it."""
+        elided = budget.fit(conversation.provider, conversation.messages,
+                            conversation.overhead_chars)
+        if elided is None:
+            return
+        fields = {"tool_results": elided.tool_results, "images": elided.images,
+                  "arguments": elided.arguments, "chars": elided.chars}
+        ctx.transcript.add("context_elided", turn=outcome.turns + 1, budget=budget.budget,
+                           estimated_tokens=[elided.before, elided.after], **fields)
+        total = outcome.extra.setdefault("context_elided", {
+            "budget": budget.budget, "times": 0, "tool_results": 0, "images": 0,
+            "arguments": 0, "chars": 0})
+        total["times"] += 1
+        for key, value in fields.items():
+            total[key] += value
+
     def run(self, ctx: AgentContext) -> AgentOutcome:
         outcome = AgentOutcome()
         conversation = self._conversation(ctx)
+        budget = ContextBudget(self.context_budget, self.keep_turns, self.keep_images) \
+            if self.context_budget else None
         nudges = 0
         while True:
             if ctx.time_left() <= 0:
@@ -63,7 +92,12 @@ class ModelAgent:
             if outcome.turns >= ctx.max_turns:
                 outcome.status = "turn_limit"
                 break
+            if budget is not None:
+                self._fit(budget, conversation, ctx, outcome)
+                sent = budget.raw(conversation.messages, conversation.overhead_chars)
             reply = self._step(conversation, ctx, outcome)
+            if budget is not None:
+                budget.calibrate(sent, reply.input_tokens)
             outcome.turns += 1
             outcome.input_tokens += reply.input_tokens
             outcome.output_tokens += reply.output_tokens

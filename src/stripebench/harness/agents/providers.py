@@ -39,6 +39,8 @@ def _png(data: bytes) -> str:
 class OpenAIConversation:
     """Chat Completions with function tools: OpenAI, vLLM, Ollama, any compatible server."""
 
+    provider = "openai"
+
     def __init__(self, model: str, system: str, prompt: str, tools: list[ToolSpec],
                  base_url: str | None = None, max_tokens: int | None = None) -> None:
         import openai
@@ -54,6 +56,7 @@ class OpenAIConversation:
             for t in tools]
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": system},
                                                {"role": "user", "content": prompt}]
+        self.overhead_chars = len(json.dumps(self.tools))  # sent with every request
 
     def step(self) -> Reply:
         kwargs: dict[str, Any] = {}
@@ -105,6 +108,8 @@ class OpenAIConversation:
 class AnthropicConversation:
     """The Messages API with tools."""
 
+    provider = "anthropic"
+
     def __init__(self, model: str, system: str, prompt: str, tools: list[ToolSpec],
                  base_url: str | None = None, max_tokens: int | None = None) -> None:
         import anthropic
@@ -118,6 +123,7 @@ class AnthropicConversation:
         self.tools = [{"name": t.name, "description": t.description,
                        "input_schema": t.parameters} for t in tools]
         self.messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+        self.overhead_chars = len(system) + len(json.dumps(self.tools))
 
     def step(self) -> Reply:
         response = self.client.messages.create(
