@@ -636,3 +636,106 @@ def test_tax_rates(client: stripe.StripeClient) -> None:
     with pytest.raises(stripe.InvalidRequestError) as info:
         client.v1.tax_rates.create(params={"display_name": "x", "percentage": 5})  # type: ignore[typeddict-item]
     assert info.value.code == "parameter_missing" and info.value.param == "inclusive"
+
+
+# ------------------------------------------------------------------ customer discounts
+
+def _old_client(emulator: RunningEmulator, account: dict[str, str]) -> stripe.StripeClient:
+    """Customers take `coupon` / `promotion_code` only before basil."""
+    return stripe.StripeClient(account["secret_key"], base_addresses={"api": emulator.base},
+                               stripe_version="2024-06-20")
+
+
+def test_customer_discount_delete(emulator: RunningEmulator, account: dict[str, str],
+                                  client: stripe.StripeClient) -> None:
+    old = _old_client(emulator, account)
+    coupon = client.v1.coupons.create(params={"percent_off": 25, "duration": "forever"})
+    customer = old.v1.customers.create(params={
+        "email": "disc@example.com", "coupon": coupon.id})  # type: ignore[typeddict-unknown-key]
+    assert customer.discount is not None and customer.discount.coupon.id == coupon.id
+    current = client.v1.customers.retrieve(customer.id)
+    assert current.discount is not None and current.discount.source.coupon == coupon.id
+    discount_id = current.discount.id
+
+    # A subscription without discounts of its own inherits the customer's.
+    product = client.v1.products.create(params={"name": "Inherit"})
+    price = client.v1.prices.create(params={"product": product.id, "unit_amount": 2000,
+                                            "currency": "usd",
+                                            "recurring": {"interval": "month"}})
+    sub = client.v1.subscriptions.create(params={
+        "customer": customer.id, "items": [{"price": price.id}],
+        "payment_behavior": "default_incomplete", "expand": ["latest_invoice"]})
+    invoice = sub.latest_invoice
+    assert not isinstance(invoice, str) and invoice is not None
+    assert invoice.total == 1500 and invoice.discounts == [discount_id]
+
+    gone = client.v1.customers.delete_discount(customer.id)
+    assert gone.id == discount_id and gone.to_dict()["deleted"] is True
+    assert gone.source.coupon == coupon.id and gone.customer == customer.id
+    assert client.v1.customers.retrieve(customer.id).discount is None
+    types = [e.type for e in client.v1.events.list(params={"limit": 100}).data]
+    assert types.index("customer.discount.deleted") < types.index("customer.discount.created")
+    deleted_event = client.v1.events.list(params={"type": "customer.discount.deleted"}).data[0]
+    assert deleted_event.data.object["id"] == discount_id
+    # Nothing left to delete; a new invoice is no longer discounted.
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.customers.delete_discount(customer.id)
+    assert info.value.http_status == 404 and info.value.code == "resource_missing"
+    item = client.v1.invoice_items.create(params={"customer": customer.id, "amount": 1000,
+                                                  "currency": "usd"})
+    manual = client.v1.invoices.create(params={"customer": customer.id,
+                                               "pending_invoice_items_behavior": "include"})
+    assert manual.total == 1000 and manual.discounts == []
+    assert [ln.amount for ln in manual.lines.data] == [item.amount]
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.customers.delete_discount("cus_missing")
+    assert info.value.http_status == 404 and info.value.param == "customer"
+
+
+def test_customer_coupon_promotion_code_and_once(emulator: RunningEmulator,
+                                                 account: dict[str, str],
+                                                 client: stripe.StripeClient) -> None:
+    old = _old_client(emulator, account)
+    once = client.v1.coupons.create(params={"amount_off": 300, "currency": "usd",
+                                            "duration": "once"})
+    promo = client.v1.promotion_codes.create(params={
+        "promotion": {"type": "coupon", "coupon": once.id}, "code": "ONCE3"})
+    customer = old.v1.customers.create(params={"email": "once@example.com"})
+    updated = old.v1.customers.update(customer.id, params={
+        "promotion_code": promo.id})  # type: ignore[typeddict-unknown-key]
+    assert updated.discount is not None and updated.discount.promotion_code == promo.id
+    # Invoices created without `discounts` inherit it; `discounts=""` opts out.
+    client.v1.invoice_items.create(params={"customer": customer.id, "amount": 1000,
+                                           "currency": "usd"})
+    inherited = client.v1.invoices.create(params={
+        "customer": customer.id, "pending_invoice_items_behavior": "include"})
+    assert inherited.total == 700
+    bare = client.v1.invoices.create(params={"customer": customer.id,
+                                             "discounts": ""})  # type: ignore[typeddict-item]
+    assert bare.discounts == []
+    # A `once` coupon is used up by the first subscription invoice it discounts.
+    product = client.v1.products.create(params={"name": "Once"})
+    price = client.v1.prices.create(params={"product": product.id, "unit_amount": 1000,
+                                            "currency": "usd",
+                                            "recurring": {"interval": "month"}})
+    sub = client.v1.subscriptions.create(params={
+        "customer": customer.id, "items": [{"price": price.id}],
+        "payment_behavior": "default_incomplete", "expand": ["latest_invoice"]})
+    assert not isinstance(sub.latest_invoice, str) and sub.latest_invoice is not None
+    assert sub.latest_invoice.total == 700
+    assert client.v1.customers.retrieve(customer.id).discount is None
+    # `coupon=""` on an update removes a discount; basil and later know no `coupon`.
+    forever = client.v1.coupons.create(params={"percent_off": 10, "duration": "forever"})
+    again = old.v1.customers.update(customer.id, params={
+        "coupon": forever.id})  # type: ignore[typeddict-unknown-key]
+    assert again.discount is not None
+    cleared = old.v1.customers.update(customer.id, params={
+        "coupon": ""})  # type: ignore[typeddict-unknown-key]
+    assert cleared.discount is None
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        client.v1.customers.update(customer.id, params={
+            "coupon": forever.id})  # type: ignore[typeddict-unknown-key]
+    assert info.value.param == "coupon"
+    with pytest.raises(stripe.InvalidRequestError) as info:
+        old.v1.customers.create(params={"coupon": "nope"})  # type: ignore[typeddict-unknown-key]
+    assert info.value.param == "coupon" and info.value.http_status == 404

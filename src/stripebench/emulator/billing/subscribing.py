@@ -100,19 +100,32 @@ def subscription_invoice(ctx: Ctx, sub: dict[str, Any], reason: str,
 
 
 def active_discounts(ctx: Ctx, sub: dict[str, Any], when: int) -> list[str]:
+    """The subscription's discounts in force at `when`; without any of its own, the
+    customer's discount (Stripe's inheritance)."""
     found = []
     for discount_id in sub.get("discounts") or []:
         discount = ctx.maybe(discount_id, "discount")
         if discount and (discount.get("end") is None or discount["end"] > when):
             found.append(discount_id)
+    if not sub.get("discounts"):
+        from ..resources.customer_discounts import customer_discount
+        inherited = customer_discount(ctx, sub.get("customer"), when)
+        if inherited:
+            found.append(inherited)
     return found
 
 
 def after_invoiced(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any]) -> None:
-    """`once` coupons are used up by the first invoice that carries them."""
+    """`once` coupons are used up by the first invoice that carries them (the customer's
+    own discount too)."""
+    from ..resources.customer_discounts import end_customer_discount
     for discount_id in list(inv.get("discounts") or []):
         discount = ctx.maybe(discount_id, "discount")
         coupon = ctx.maybe(((discount or {}).get("source") or {}).get("coupon"), "coupon")
+        if discount and coupon and coupon.get("duration") == "once" and \
+                discount_id not in (sub.get("discounts") or []):
+            end_customer_discount(ctx, discount_id)
+            continue
         if discount and coupon and coupon.get("duration") == "once" and \
                 discount_id in (sub.get("discounts") or []):
             sub["discounts"] = [d for d in sub["discounts"] if d != discount_id]

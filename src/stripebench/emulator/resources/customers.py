@@ -122,6 +122,8 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     for hook in CREATE_HOOKS:
         hook(ctx, customer, params)
     ctx.emit("customer.created", customer)
+    for hook in CREATED_HOOKS:
+        hook(ctx, customer, params)
     for index, data in enumerate(params.get("tax_id_data") or []):
         _new_tax_id(ctx, customer["id"], data["type"], data["value"],
                     f"tax_id_data[{index}][value]")
@@ -130,6 +132,7 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
 
 # Other families extend customer creation (payment_method attach, tax ids, ...).
 CREATE_HOOKS: list[Any] = []
+CREATED_HOOKS: list[Any] = []  # after customer.created (events that follow it)
 UPDATE_HOOKS: list[Any] = []
 
 

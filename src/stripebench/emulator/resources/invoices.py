@@ -15,6 +15,7 @@ from ..render import includable
 from ..router import api
 from ..search import field, search
 from ._common import apply, currency, deleted, merge_metadata
+from .customer_discounts import customer_discount
 
 SEARCH_FIELDS = {"created": field("created"), "currency": field("currency"),
                  "customer": field("customer"), "number": field("number"),
@@ -59,6 +60,9 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
             cctx.now() + invoicing.FINALIZE_DELAY)
     if params.get("discounts"):
         inv["discounts"] = make_discounts(cctx, params["discounts"], customer, invoice=inv)
+    elif "discounts" not in params:  # not given: the customer's discount (`discounts=` opts out)
+        inherited = customer_discount(cctx, customer["id"], cctx.now())
+        inv["discounts"] = [inherited] if inherited else []
     if params.get("pending_invoice_items_behavior") == "include":
         invoicing.pull_pending_items(cctx, inv, sub["id"] if sub else None)
     invoicing.save(cctx, inv)
