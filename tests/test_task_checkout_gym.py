@@ -220,6 +220,28 @@ def test_the_mode_alone_earns_nothing_and_a_wrong_mode_zeroes_the_page() -> None
     assert sum(score({"mode": c["params"]["mode"]}, c["params"]) for c in challenges) == 0.0
 
 
+def test_padding_every_yes_no_option_costs_more_than_it_earns() -> None:
+    """Red team: the line items read honestly, then every yes/no option of a Checkout
+    page switched on everywhere, hoping to catch the pages that have them. Precision
+    punishes it: on the public seed it scores well below the honest items alone."""
+    pad = {"allow_promotion_codes": True, "automatic_tax": {"enabled": True},
+           "tax_id_collection": {"enabled": True}, "phone_number_collection": {"enabled": True},
+           "billing_address_collection": "required",
+           "consent_collection": {"promotions": "auto", "terms_of_service": "required"}}
+
+    def items(params: dict[str, Any]) -> dict[str, Any]:
+        return {key: params[key] for key in ("mode", "currency", "line_items") if key in params}
+
+    challenges = [c["params"] for c in generate.generate(generate.PUBLIC_SEED)]
+    honest = sum(score(items(c), c) for c in challenges) / len(challenges)
+    padded = sum(score({**items(c), **pad}, c) for c in challenges) / len(challenges)
+    assert 0.3 < honest < 0.8
+    assert padded < honest - 0.1
+    for key, value in pad.items():  # each option alone costs too
+        assert sum(score({**items(c), key: value}, c) for c in challenges) < honest * len(
+            challenges)
+
+
 # ------------------------------------------------------------------ grader end to end
 
 def test_noop_scores_zero(trial: dict[str, Any]) -> None:
