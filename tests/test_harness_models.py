@@ -395,3 +395,31 @@ def test_old_screenshots_go_first_then_whole_old_turns(provider: str) -> None:
                         "you need it]")
     assert all(text.startswith(f"screenshot {n + 4} ") for n, text in enumerate(texts[3:]))
     assert messages[0 if provider == "anthropic" else 1]["content"] == "the instruction"
+
+
+def test_long_arguments_of_old_calls_are_elided_and_calibration_ignores_odd_counts() -> None:
+    from stripebench.harness.agents.context import ContextBudget
+
+    big = "x = 1\n" * 2000  # 12,000 characters written to a file
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "s"},
+                                      {"role": "user", "content": "the instruction"}]
+    for n in range(1, 5):
+        args = {"path": f"f{n}.py", "file_text": big}
+        messages += [{"role": "assistant", "content": "", "tool_calls": [{
+            "id": f"c{n}", "type": "function", "function": {
+                "name": "create", "arguments": json.dumps(args)}}]},
+            {"role": "tool", "tool_call_id": f"c{n}", "content": f"created f{n}.py"}]
+    budget = ContextBudget(10_000, keep_turns=3)
+    raw = budget.raw(messages)
+    budget.calibrate(raw, 1000)  # a dummy count: ignored
+    assert budget.scale == 1.0
+    budget.calibrate(raw, round(raw * 1.2))  # a tokenizer's difference: taken
+    assert budget.scale == pytest.approx(1.2, rel=0.01)
+    elided = budget.fit("openai", messages)
+    assert elided is not None and (elided.arguments, elided.chars) == (1, len(big))
+    first = json.loads(messages[2]["tool_calls"][0]["function"]["arguments"])
+    assert first == {"path": "f1.py", "file_text": "[argument of 12,000 characters elided to "
+                     "fit the context; the call was made with the full value]"}
+    assert messages[3]["content"] == "created f1.py"  # too short to be worth eliding
+    assert all(json.loads(m["tool_calls"][0]["function"]["arguments"])["file_text"] == big
+               for m in messages[4::2])

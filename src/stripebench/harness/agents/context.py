@@ -18,7 +18,7 @@ after their `tool_use`).
 
 The estimate is characters / 4 plus a flat `IMAGE_TOKENS` per image, scaled by the ratio
 of the provider's reported input tokens to the estimate of the request that produced them
-(calibrated after every reply that reports usage).
+(calibrated after every reply that reports a plausible usage).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from typing import Any
 
 CHARS_PER_TOKEN = 4
 IMAGE_TOKENS = 1_600  # about what a 1280x720 screenshot costs on either API
+MIN_SCALE, MAX_SCALE = 0.5, 3.0  # plausible reported/estimated token ratios
 TARGET = 0.75  # elide down to this share of the budget
 MIN_RESULT_CHARS = 200  # shorter tool results are not worth a placeholder
 MIN_ARGUMENT_CHARS = 1_000
@@ -131,9 +132,13 @@ class ContextBudget:
         return round(self.raw(messages, overhead_chars) * self.scale)
 
     def calibrate(self, raw: int, reported: int) -> None:
-        """Scale estimates by what the provider counted for a request estimated at `raw`."""
-        if raw > 0 and reported > 0:
-            self.scale = min(4.0, max(0.25, reported / raw))
+        """Scale estimates by what the provider counted for a request estimated at `raw`.
+
+        A ratio far from 1 is not a tokenizer's difference but a count of something else
+        (a local server counting only the prompt tokens it did not have cached, a fixed
+        dummy number): such replies leave the scale as it was."""
+        if raw > 0 and reported > 0 and MIN_SCALE <= reported / raw <= MAX_SCALE:
+            self.scale = reported / raw
 
     # ------------------------------------------------------------------ elide
 
