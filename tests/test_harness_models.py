@@ -423,3 +423,28 @@ def test_long_arguments_of_old_calls_are_elided_and_calibration_ignores_odd_coun
     assert messages[3]["content"] == "created f1.py"  # too short to be worth eliding
     assert all(json.loads(m["tool_calls"][0]["function"]["arguments"])["file_text"] == big
                for m in messages[4::2])
+
+
+def test_the_cli_passes_the_context_budget_to_the_model_agent(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    server = FakeModelServer(CHATTY, rate_limit=False, measure=True)
+    out = tmp_path / "run"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "stripebench.cli", "run", "--agent", "openai", "--model",
+             "m", "--base-url", f"http://127.0.0.1:{server.port}/v1", "--tasks-dir",
+             str(SHOP.path.parent), "--tasks", "fixture-shop", "--sandbox", "local",
+             "--context-budget", "9000", "--out", str(out), "--no-report"],
+            capture_output=True, text=True, timeout=180,
+            env={k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"})
+    finally:
+        server.stop()
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / "run.json").read_text())["context_budget"] == 9000
+    result = json.loads((out / "trials" / "fixture-shop" / "1" / "result.json").read_text())
+    assert result["reward"] == 1.0
+    assert result["agent_extra"]["context_elided"]["budget"] == 9000
+    assert "[tool output of " in json.dumps(server.requests[-1])
