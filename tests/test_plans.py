@@ -194,6 +194,7 @@ print(json.dumps({
     type(sub["items"].data[0].plan).__name__, "line_plan": line.plan.id,
     "line_amount": line.amount, "invoice_paid": sub.latest_invoice.paid,
     "listed": [p.id for p in plans.data], "listed_type": type(plans.data[0]).__name__,
+    "aggregate_usage": plan.aggregate_usage,
     "retrieved_nickname": stripe.Plan.retrieve(plan.id).nickname}))
 '''
 
@@ -213,7 +214,7 @@ def test_stripe_python_5_plan_subscribe_list(emulator: RunningEmulator,
     assert old["item_plan"] == old["line_plan"] == old["plan"]
     assert old["item_plan_type"] == "Plan" and old["line_amount"] == 2000
     assert old["listed"] == [old["plan"]] and old["listed_type"] == "Plan"
-    assert old["retrieved_nickname"] == "Legacy monthly"
+    assert old["retrieved_nickname"] == "Legacy monthly" and old["aggregate_usage"] is None
     # The current SDK reads the same objects: the plan is a price of the inline product.
     price = client.v1.prices.retrieve(old["plan"])
     assert price.unit_amount == 2000 and price.product == old["product"]
@@ -232,3 +233,20 @@ def test_plans_unknown_and_unsupported_params(emulator: RunningEmulator,
         "amount": "100", "currency": "usd", "interval": "month", "product": "prod_x",
         "aggregate_usage": "sum"})
     assert bad.status_code == 400 and bad.json()["error"]["param"] == "aggregate_usage"
+    assert bad.json()["error"]["code"] == "parameter_unknown"
+    # Before basil the param exists, but legacy usage records are not emulated.
+    old = {**headers, "Stripe-Version": "2024-06-20"}
+    refused = httpx.post(f"{emulator.base}/v1/plans", headers=old, data={
+        "amount": "100", "currency": "usd", "interval": "month", "product": "prod_x",
+        "usage_type": "metered", "aggregate_usage": "max"})
+    assert refused.status_code == 400
+    assert refused.json()["error"]["code"] == "emulator_unsupported"
+    assert refused.json()["error"]["param"] == "aggregate_usage"
+    metered = httpx.post(f"{emulator.base}/v1/plans", headers=old, data={
+        "amount": "5", "currency": "usd", "interval": "month", "product[name]": "Calls",
+        "usage_type": "metered"})
+    assert metered.status_code == 200 and metered.json()["aggregate_usage"] == "sum"
+    price = httpx.get(f"{emulator.base}/v1/prices/{metered.json()['id']}", headers=old).json()
+    assert price["recurring"]["aggregate_usage"] == "sum"
+    now = httpx.get(f"{emulator.base}/v1/plans/{metered.json()['id']}", headers=headers).json()
+    assert "aggregate_usage" not in now and now["usage_type"] == "metered"

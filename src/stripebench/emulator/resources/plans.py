@@ -13,16 +13,19 @@ from typing import Any
 
 from ..billing.items import plan_view
 from ..context import Ctx
-from ..errors import InvalidRequest, missing
+from ..errors import InvalidRequest, Unsupported, missing
 from ..events import changed
 from ..listing import paginate
 from ..render import hidden_unless_expanded
 from ..router import api
+from ..versions import request_change, response_change
 from ._common import apply, deleted
 from .products import build_price
 
 # A plan's `tiers` is expandable, as a price's is.
 hidden_unless_expanded("plan", "tiers")
+
+BASIL = "2025-03-31.basil"  # removed `aggregate_usage` with legacy usage records
 
 # Price params a plan spells differently; errors from the price code are renamed back.
 _RENAMED = {"unit_amount": "amount", "unit_amount_decimal": "amount_decimal",
@@ -142,3 +145,37 @@ def list_plans(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                    for name in ("active", "product"))
     views = (_view(p) for p in ctx.account.iter_type("price") if p.get("recurring"))
     return paginate(ctx, views, params, "/v1/plans", where)
+
+
+# ------------------------------------------------------------------ versions
+
+def _aggregate_usage(usage_type: Any) -> str | None:
+    """Before basil metered plans and prices named how usage adds up; the emulator bills
+    metered prices from meters, which sum, so that is what they say."""
+    return "sum" if usage_type == "metered" else None
+
+
+@response_change(BASIL, "plan")
+def plan_aggregate_usage(ctx: Ctx, obj: dict[str, Any]) -> None:
+    obj["aggregate_usage"] = _aggregate_usage(obj.get("usage_type"))
+
+
+@response_change(BASIL, "price")
+def price_aggregate_usage(ctx: Ctx, obj: dict[str, Any]) -> None:
+    recurring = obj.get("recurring")
+    if isinstance(recurring, dict):
+        recurring["aggregate_usage"] = _aggregate_usage(recurring.get("usage_type"))
+
+
+@request_change(BASIL)
+def refuse_aggregate_usage(ctx: Ctx, method: str, template: str,
+                           params: dict[str, Any]) -> dict[str, Any]:
+    """Legacy usage records are not emulated: a requested aggregation fails loudly."""
+    if method == "POST" and template == "/v1/plans" and params.get("aggregate_usage"):
+        raise Unsupported("`aggregate_usage` (legacy usage records; bill metered prices "
+                          "from a billing meter)", param="aggregate_usage")
+    recurring = params.get("recurring") if template == "/v1/prices" else None
+    if method == "POST" and isinstance(recurring, dict) and recurring.get("aggregate_usage"):
+        raise Unsupported("`recurring[aggregate_usage]` (legacy usage records; bill metered "
+                          "prices from a billing meter)", param="recurring[aggregate_usage]")
+    return params
