@@ -448,3 +448,15 @@ def test_the_cli_passes_the_context_budget_to_the_model_agent(tmp_path: Path) ->
     assert result["reward"] == 1.0
     assert result["agent_extra"]["context_elided"]["budget"] == 9000
     assert "[tool output of " in json.dumps(server.requests[-1])
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_screenshots_of_the_latest_turns_are_kept(provider: str) -> None:
+    from stripebench.harness.agents.context import ContextBudget
+
+    messages = _shots(provider, 6)
+    # keep only the last screenshot, but the latest three turns stay whole
+    assert ContextBudget(3_000, keep_turns=3, keep_images=1).fit(provider, messages)
+    images, texts = _kept(provider, messages)
+    assert images == [False, False, False, True, True, True]
+    assert all(text.startswith(f"screenshot {n + 4} ") for n, text in enumerate(texts[3:]))

@@ -6,7 +6,7 @@ material is replaced in place by short placeholders until the estimate is back u
 `TARGET` of the budget (so elision happens in occasional batches, and the request prefix
 stays stable between them, which keeps providers' prompt caches useful):
 
-1. screenshots older than the last `keep_images`, oldest first;
+1. screenshots older than the last `keep_images`, oldest first (outside the latest turns);
 2. then, turn by turn from the oldest, tool results (text and any images left) and long
    string arguments of tool calls (a file written with `create`, say).
 
@@ -154,7 +154,8 @@ class ContextBudget:
         done = Elision(before=round(raw * self.scale))
         recent = turns - self.keep_turns  # later turns are kept whole
         images = [s for s in slots if s.kind == "image"]
-        old_images = images[:max(0, len(images) - self.keep_images)]
+        old_images = [s for s in images[:max(0, len(images) - self.keep_images)]
+                      if s.turn <= recent]
         # then whole turns, oldest first: arguments, results, any screenshots left
         order = {"arguments": 0, "result": 1, "image": 2}
         old = {id(s) for s in old_images}
