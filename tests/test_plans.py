@@ -242,6 +242,13 @@ def test_plans_unknown_and_unsupported_params(emulator: RunningEmulator,
     assert refused.status_code == 400
     assert refused.json()["error"]["code"] == "emulator_unsupported"
     assert refused.json()["error"]["param"] == "aggregate_usage"
+    refused_price = httpx.post(f"{emulator.base}/v1/prices", headers=old, data={
+        "unit_amount": "5", "currency": "usd", "product_data[name]": "Calls",
+        "recurring[interval]": "month", "recurring[usage_type]": "metered",
+        "recurring[aggregate_usage]": "last_during_period"})
+    assert refused_price.status_code == 400
+    assert refused_price.json()["error"]["code"] == "emulator_unsupported"
+    assert refused_price.json()["error"]["param"] == "recurring[aggregate_usage]"
     metered = httpx.post(f"{emulator.base}/v1/plans", headers=old, data={
         "amount": "5", "currency": "usd", "interval": "month", "product[name]": "Calls",
         "usage_type": "metered"})
