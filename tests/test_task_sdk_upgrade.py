@@ -120,6 +120,29 @@ def test_a_faked_upgrade_scores_nothing(server: Emulator, tmp_path: Path) -> Non
         assert "sent Stripe-Version '2022-08-01'" in reward["messages"][f"{service}_upgraded"]
 
 
+# Red team: pin stripe 16, then make every endpoint but /healthz hang. The grader's first
+# request timed out, the grader crashed, and the trial became a grader_error — which
+# reports leave out of every mean, so breaking a task one cannot solve beat scoring 0 on
+# it. The grader now bounds each request and all of them together and scores it 0.
+HANG = [{"tool": "bash", "args": {"command": """set -e
+printf 'stripe==16.1.0\\n' > requirements.txt
+bash install.sh
+sed -i 's/^app = Flask(__name__)$/app = Flask(__name__)\\n\\n\\n@app.before_request\\ndef _stall():\\n    from flask import request as _r\\n    import time as _t\\n    if _r.path != "\\/healthz":\\n        _t.sleep(3600)/' services/*.py
+"""}}]
+
+
+def test_hanging_services_score_zero_not_a_grader_error(server: Emulator,
+                                                         tmp_path: Path) -> None:
+    record = trial(server, tmp_path, "hang", ScriptedAgent(HANG))
+    assert "_stall" in (tmp_path / "hang" / "workdir" / "services" / "payments.py").read_text()
+    assert record["status"] == "completed" and record["reward"] == 0.0
+    assert record["subscores"]["gate:stripe_16_pinned"] == 1.0
+    assert len(record["subscores"]) == 10  # every check ran and scored
+    assert record["grader_seconds"] < 170  # inside the verifier's 180 s
+    reward = json.loads((tmp_path / "hang" / "reward.json").read_text())
+    assert "GET /version answered 0" in reward["messages"]["payments_upgraded"]
+
+
 @pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
 def test_partial_upgrade_in_bubblewrap(server: Emulator, tmp_path: Path) -> None:
     """Inside bubblewrap (no network, Stripe's hosts routed over TLS to the emulator) the

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import sqlite3
+import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -106,6 +107,11 @@ STRIPE_JS_STUB = """
 """
 
 
+# The shop is the agent's code: however slow it is, the grader must finish inside its
+# own time limit (a grader timeout is a grader_error, which leaves the task out of every
+# mean). The probe gets PROBE_BUDGET seconds in all, each page request 8 s.
+PROBE_BUDGET = 45.0
+
 # The carts the grader checks out through the shop: one of each product, then two mugs
 # only (a shop that hands out a fixed session, or fixed line items, fails the second).
 PROBE_CARTS = ([(name, 1) for name in PRODUCT_NAMES], [(PRODUCT_NAMES[0], 2)])
@@ -118,6 +124,14 @@ def shop_session_secrets() -> list[str]:
     from playwright.sync_api import sync_playwright
 
     secrets = []
+    deadline = time.monotonic() + PROBE_BUDGET
+
+    def budget_ms() -> float:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"the shop used up the probe's {PROBE_BUDGET:g} s")
+        return min(15_000.0, left * 1000)
+
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=[
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
@@ -130,14 +144,17 @@ def shop_session_secrets() -> list[str]:
                     status=200, content_type="application/javascript", body=STRIPE_JS_STUB))
                 for name, quantity in cart:
                     for _ in range(quantity):
+                        page.set_default_timeout(budget_ms())
                         page.goto(SHOP + "/")
+                        page.set_default_timeout(budget_ms())
                         page.get_by_role("button", name=re.compile(
                             rf"add {re.escape(name)}|{re.escape(name)}.*add", re.I)).first.click()
                         page.wait_for_load_state("networkidle")
+                page.set_default_timeout(budget_ms())
                 page.goto(SHOP + "/checkout")
                 page.wait_for_function("window.__gradedClientSecret !== undefined"
                                        " || window.__gradedCardElement === true",
-                                       timeout=20_000)
+                                       timeout=budget_ms())
                 secret = page.evaluate("window.__gradedClientSecret")
                 context.close()
                 if not isinstance(secret, str) or "_secret_" not in secret:
@@ -191,7 +208,7 @@ def shop_setup_ok(session: dict[str, Any], items: list[dict[str, Any]],
 
 def get(path: str) -> tuple[int, str]:
     try:
-        with urllib.request.urlopen(SHOP + path, timeout=10) as response:
+        with urllib.request.urlopen(SHOP + path, timeout=8) as response:
             return response.status, response.read().decode("utf-8", "replace")
     except urllib.error.HTTPError as exc:
         return exc.code, ""

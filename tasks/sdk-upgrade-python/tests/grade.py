@@ -24,6 +24,7 @@ Each service weighs the same (4), so each is a third of the total.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -70,12 +71,34 @@ def pinned_major(work: Path) -> bool:
     return True
 
 
+# The services are the agent's code: however they misbehave (hang, reset, garbage), the
+# grader must finish and score them 0, never time out or crash (a grader_error leaves the
+# task out of every mean, which would reward breaking what one cannot fix). Each request
+# waits at most REQUEST_TIMEOUT seconds, and all of them together SERVICE_BUDGET.
+REQUEST_TIMEOUT = 10.0
+SERVICE_BUDGET = 75.0
+_budget = {"deadline": 0.0}
+
+
 def get(url: str) -> tuple[int, Any]:
+    """(status, JSON body or text tail) of a GET to a service; status 0 when the service
+    did not answer (timeout, reset, refused, out of the grading budget)."""
+    if not _budget["deadline"]:
+        _budget["deadline"] = time.monotonic() + SERVICE_BUDGET
+    left = _budget["deadline"] - time.monotonic()
+    if left <= 0:
+        return 0, "the services used up the grader's time budget"
     try:
-        with urllib.request.urlopen(url, timeout=30) as response:
+        with urllib.request.urlopen(url, timeout=min(REQUEST_TIMEOUT, left)) as response:
             status, body = response.status, response.read()
     except urllib.error.HTTPError as exc:
-        status, body = exc.code, exc.read()
+        status = exc.code
+        try:
+            body = exc.read()
+        except OSError:
+            body = b""
+    except (OSError, ValueError, http.client.HTTPException) as exc:
+        return 0, f"no answer: {type(exc).__name__}: {exc}"
     try:
         return status, json.loads(body)
     except ValueError:
@@ -201,7 +224,7 @@ def start_copies(work: Path) -> dict[str, tuple[str, Recorder, subprocess.Popen[
                                 env={**os.environ, "PORT": str(port),
                                      "STRIPE_API_BASE": recorder.url})
         copies[service] = (f"http://127.0.0.1:{port}", recorder, proc)
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 60
     for url, _, proc in copies.values():
         while time.monotonic() < deadline and proc.poll() is None:
             try:
