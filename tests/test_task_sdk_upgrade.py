@@ -124,11 +124,12 @@ def test_a_faked_upgrade_scores_nothing(server: Emulator, tmp_path: Path) -> Non
 # request timed out, the grader crashed, and the trial became a grader_error — which
 # reports leave out of every mean, so breaking a task one cannot solve beat scoring 0 on
 # it. The grader now bounds each request and all of them together and scores it 0.
-HANG = [{"tool": "bash", "args": {"command": """set -e
-printf 'stripe==16.1.0\\n' > requirements.txt
-bash install.sh
-sed -i 's/^app = Flask(__name__)$/app = Flask(__name__)\\n\\n\\n@app.before_request\\ndef _stall():\\n    from flask import request as _r\\n    import time as _t\\n    if _r.path != "\\/healthz":\\n        _t.sleep(3600)/' services/*.py
-"""}}]
+STALL = (r"\n\n\n@app.before_request\ndef _stall():\n    from flask import request as _r\n"
+         r'    import time as _t\n    if _r.path != "\/healthz":\n        _t.sleep(3600)')
+HANG = [{"tool": "bash", "args": {"command": "set -e\n"
+         "printf 'stripe==16.1.0\\n' > requirements.txt\n"
+         "bash install.sh\n"
+         f"sed -i 's/^app = Flask(__name__)$/app = Flask(__name__){STALL}/' services/*.py\n"}}]
 
 
 def test_hanging_services_score_zero_not_a_grader_error(server: Emulator,
