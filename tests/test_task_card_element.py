@@ -158,6 +158,16 @@ def submit(trial: dict[str, Any], session_id: str) -> None:
     (submission / "checkout_session_id.txt").write_text(session_id + "\n")
 
 
+def test_a_fifo_for_a_submission_scores_zero(trial: dict[str, Any]) -> None:
+    """Red team: a FIFO where the session id should be blocked the grader's read until
+    it timed out (a grader_error, left out of every mean); now it scores 0."""
+    (trial["workdir"] / "submission").mkdir()
+    os.mkfifo(trial["workdir"] / "submission" / "checkout_session_id.txt")
+    with shop(trial) as origin:
+        reward = grade(trial, origin)
+    assert reward["total"] == 0.0
+    assert "not a regular file" in reward["messages"]["gate:submitted_session"]
+
 def test_an_unpaid_session_scores_part(trial: dict[str, Any]) -> None:
     """The migrated shop, and a session it made that was never paid: the integration
     checks pass, the purchase checks do not."""

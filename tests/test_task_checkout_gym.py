@@ -265,6 +265,28 @@ def test_scripted_partial_replay_scores_half(trial: dict[str, Any]) -> None:
 
 
 
+
+def test_unreadable_submissions_score_zero_not_a_grader_error(trial: dict[str, Any]) -> None:
+    """Red team: a submission.json nested 200 000 deep crashed the grader (RecursionError);
+    a FIFO would have blocked its read until the verifier timed out. Either way a
+    grader_error, which reports leave out of every mean: better for an agent than a 0 on
+    a task it cannot solve. Now each scores 0, as does an oversized file."""
+    prepare(trial)
+    submission = trial["workdir"] / "submission.json"
+    submission.write_text("[" * 200_000)
+    assert grade(trial)["total"] == 0.0
+    deep: dict[str, Any] = {}
+    for _ in range(950):
+        deep = {"x": deep}
+    submission.write_text(json.dumps({str(n): {"mode": "payment", "custom": deep}
+                                      for n in range(1, 21)}))
+    assert grade(trial)["total"] == 0.0
+    submission.write_text(" " * 2_500_000 + "{}")
+    assert grade(trial)["total"] == 0.0
+    submission.unlink()
+    os.mkfifo(submission)
+    assert grade(trial)["total"] == 0.0
+
 # ------------------------------------------------------------------ set-up and the app
 
 def test_setup_hides_the_sessions_and_the_app_serves_them(trial: dict[str, Any]) -> None:

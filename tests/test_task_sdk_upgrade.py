@@ -144,6 +144,18 @@ def test_hanging_services_score_zero_not_a_grader_error(server: Emulator,
     assert "GET /version answered 0" in reward["messages"]["payments_upgraded"]
 
 
+def test_a_fifo_in_the_code_scores_zero_not_a_grader_error(server: Emulator,
+                                                           tmp_path: Path) -> None:
+    """Red team: a FIFO named like a module blocked the grader's scan of the code for old
+    API versions until the verifier timed out (a grader_error, left out of the means)."""
+    fifo = [{"tool": "bash", "args": {"command": "printf 'stripe==16.1.0\\n' > "
+             "requirements.txt && bash install.sh && mkfifo services/zz.py"}}]
+    record = trial(server, tmp_path, "fifo", ScriptedAgent(fifo))
+    assert (tmp_path / "fifo" / "workdir" / "services" / "zz.py").is_fifo()
+    assert record["status"] == "completed" and record["reward"] == 0.0
+    assert record["subscores"]["gate:stripe_16_pinned"] == 1.0
+
+
 @pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
 def test_partial_upgrade_in_bubblewrap(server: Emulator, tmp_path: Path) -> None:
     """Inside bubblewrap (no network, Stripe's hosts routed over TLS to the emulator) the

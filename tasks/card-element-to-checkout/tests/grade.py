@@ -28,8 +28,19 @@ SHIPPING_COUNTRIES = {"US", "CA", "GB"}
 FLAT_SHIPPING = 600
 
 
+def regular_file(path: Path, limit: int = 1_000_000) -> Path:
+    """The agent's file, if it is a plain file of sane size (a FIFO or a device would
+    hang the grader: a grader timeout is a grader_error, left out of every mean)."""
+    import stat
+
+    info = path.stat()
+    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        raise ValueError(f"{path.name} is not a regular file under {limit} bytes")
+    return path
+
+
 def submitted_id(workdir: Path) -> str:
-    text = (workdir / "submission" / "checkout_session_id.txt").read_text().strip()
+    text = regular_file(workdir / "submission" / "checkout_session_id.txt").read_text().strip()
     found = re.search(r"cs_(test|live)_[A-Za-z0-9]+", text)
     if not found:
         raise ValueError(f"no Checkout Session id in the submission: {text[:80]!r}")
@@ -222,7 +233,8 @@ def app_pages() -> bool:
 
 
 def order_recorded(workdir: Path, session: dict[str, Any]) -> bool:
-    conn = sqlite3.connect(f"file:{workdir / 'shop.db'}?mode=ro", uri=True)
+    conn = sqlite3.connect(f"file:{regular_file(workdir / 'shop.db', 200_000_000)}?mode=ro",
+                           uri=True)
     try:
         refs = {r[0] for r in conn.execute("SELECT stripe_reference FROM orders")}
     finally:
@@ -235,6 +247,7 @@ def card_element_removed(workdir: Path) -> bool:
     # .stripebench/), virtualenvs or node_modules.
     code = "\n".join(p.read_text(errors="replace") for p in workdir.rglob("*")
                      if p.suffix in (".py", ".js", ".html") and p.is_file()
+                     and p.stat().st_size < 2_000_000
                      and not any(part.startswith(".") or part in ("node_modules", "venv")
                                  for part in p.relative_to(workdir).parts))
     legacy = [r"""elements\.create\(\s*['"]card['"]""", r"PaymentIntent\.create",

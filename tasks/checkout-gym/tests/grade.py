@@ -18,10 +18,24 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from canonical import f1, leaves  # noqa: E402
 
+# The submission is the agent's: whatever it holds, the grader scores it (0 for what it
+# cannot read) and never crashes or runs out of time — a grader_error would leave the
+# task out of every mean, which would reward sabotaging a task one cannot solve.
+MAX_SUBMISSION_BYTES = 2_000_000
+
 
 def load_submission(path: Path) -> dict[str, Any]:
     """The submission as {number: params}; a list of {number, params} is accepted too."""
-    data = json.loads(path.read_text())
+    import stat
+
+    if not stat.S_ISREG(path.stat().st_mode):  # a FIFO or device would block the read
+        raise ValueError("submission.json is not a regular file")
+    if path.stat().st_size > MAX_SUBMISSION_BYTES:
+        raise ValueError(f"submission.json is over {MAX_SUBMISSION_BYTES} bytes")
+    try:
+        data = json.loads(path.read_text())
+    except RecursionError:
+        raise ValueError("submission.json is nested too deeply") from None
     if isinstance(data, list):
         data = {str(i.get("number")): i.get("params") for i in data if isinstance(i, dict)}
     if not isinstance(data, dict):
@@ -65,7 +79,10 @@ def grade(submission_path: Path) -> dict[str, dict[str, float]]:
         submission = {}
     scores = {}
     for number, params in sorted(truths.items(), key=lambda kv: int(kv[0])):
-        scores[number] = f1(leaves(params, rates), leaves(submission.get(number), rates))
+        try:
+            scores[number] = f1(leaves(params, rates), leaves(submission.get(number), rates))
+        except RecursionError:  # an answer nested too deeply to read
+            scores[number] = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
     return scores
 
 

@@ -59,7 +59,13 @@ def current_version() -> str:
 
 def pinned_major(work: Path) -> bool:
     """requirements.txt pins stripe exactly, at the current major."""
-    majors = [int(m.group(1)) for line in (work / "requirements.txt").read_text().splitlines()
+    import stat
+
+    requirements = work / "requirements.txt"
+    info = requirements.stat()
+    if not stat.S_ISREG(info.st_mode) or info.st_size > 100_000:  # a FIFO would hang us
+        raise ValueError("requirements.txt is not a regular file of sane size")
+    majors = [int(m.group(1)) for line in requirements.read_text().splitlines()
               if (m := PIN.match(line))]
     if majors != [MAJOR]:
         raise ValueError(f"requirements.txt must pin stripe=={MAJOR}.x.y exactly once "
@@ -117,6 +123,8 @@ def stale_versions(work: Path, service: str) -> list[str]:
                          and d not in ("venv", "node_modules", "__pycache__"))
         for path in (Path(folder) / n for n in sorted(names)
                      if n.endswith(".py") and n not in others):
+            if not path.is_file() or path.stat().st_size > 2_000_000:  # FIFOs hang a read
+                continue
             found += [f"{path.relative_to(work)}: {literal}"
                       for literal in VERSION_LITERAL.findall(path.read_text(errors="replace"))
                       if literal in KNOWN_VERSIONS and literal != current_version()]
