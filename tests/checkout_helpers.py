@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
@@ -10,6 +12,31 @@ import stripe
 CARD_OK = "4242 4242 4242 4242"
 CARD_DECLINED = "4000 0000 0000 0002"
 CARD_3DS = "4000 0025 0000 3155"
+
+
+def serve_merchant_pages(pages: dict[str, str]) -> ThreadingHTTPServer:
+    """The merchant's own site on a loopback origin (Chromium lets such a page load the
+    emulator's Stripe.js): `pages` maps a path to its HTML, any other path is a stub."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            path = self.path.split("?")[0]
+            body = pages.get(path, f"<h1 id='shop'>Shop page</h1><p>{path}</p>").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the browser navigated away mid-response
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
 
 
 def price(client: stripe.StripeClient, amount: int, name: str = "Widget",

@@ -9,36 +9,19 @@ emulator. One browser serves the whole module to keep it fast.
 from __future__ import annotations
 
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import stripe
 from playwright.sync_api import Page, expect
 
-from checkout_helpers import CARD_3DS, CARD_DECLINED, CARD_OK, price
+from checkout_helpers import CARD_3DS, CARD_DECLINED, CARD_OK, price, serve_merchant_pages
 
 SCREENSHOT = Path("/tmp/stripebench-checkout-complex.png")
 SHOP_PAGES: dict[str, str] = {}  # path -> HTML the merchant server returns
 
 
-class ShopHandler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        path = self.path.split("?")[0]
-        body = SHOP_PAGES.get(path, f"<h1 id='shop'>Shop page</h1><p>{path}</p>").encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-_SHOP_SERVER = ThreadingHTTPServer(("127.0.0.1", 0), ShopHandler)
-threading.Thread(target=_SHOP_SERVER.serve_forever, daemon=True).start()
+_SHOP_SERVER = serve_merchant_pages(SHOP_PAGES)
 SHOP = f"http://127.0.0.1:{_SHOP_SERVER.server_address[1]}"
 SUCCESS = SHOP + "/success?session_id={CHECKOUT_SESSION_ID}"
 

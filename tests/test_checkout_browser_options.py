@@ -8,41 +8,22 @@ must carry exactly what was chosen.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 import stripe
 from playwright.sync_api import Page, expect
 
-from checkout_helpers import CARD_3DS, CARD_OK, price
+from checkout_helpers import CARD_3DS, CARD_OK, price, serve_merchant_pages
 
 SUCCESS = "https://shop.test/success?session_id={CHECKOUT_SESSION_ID}"
 SHOP_PAGES: dict[str, str] = {}  # path -> HTML the merchant's loopback server returns
 
 
-class ShopHandler(BaseHTTPRequestHandler):
-    """The merchant's own site (a loopback origin may load the emulator's Stripe.js)."""
-
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        path = self.path.split("?")[0]
-        body = SHOP_PAGES.get(path, f"<h1 id='shop'>Shop page</h1><p>{path}</p>").encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def shop() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), ShopHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve_merchant_pages(SHOP_PAGES)
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
 
