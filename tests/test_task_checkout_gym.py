@@ -275,11 +275,10 @@ def test_unreadable_submissions_score_zero_not_a_grader_error(trial: dict[str, A
     submission = trial["workdir"] / "submission.json"
     submission.write_text("[" * 200_000)
     assert grade(trial)["total"] == 0.0
-    deep: dict[str, Any] = {}
-    for _ in range(950):
-        deep = {"x": deep}
-    submission.write_text(json.dumps({str(n): {"mode": "payment", "custom": deep}
-                                      for n in range(1, 21)}))
+    # Written as text: json.dumps itself may hit the test process's recursion limit.
+    deep = '{"x": ' * 950 + "{}" + "}" * 950
+    submission.write_text("{" + ", ".join(f'"{n}": {{"mode": "payment", "custom": {deep}}}'
+                                          for n in range(1, 21)) + "}")
     assert grade(trial)["total"] == 0.0
     submission.write_text(" " * 2_500_000 + "{}")
     assert grade(trial)["total"] == 0.0
