@@ -333,9 +333,35 @@ def test_emulator_serve_https_answers_for_stripe_hosts(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["object"] == "list"
         assert f"https://127.0.0.1:{https_port}" in banner and str(ca) in banner
+        assert _idle_keep_alive_is_closed(https_port, ca), \
+            "an idle keep-alive TLS connection the emulator dropped was left open"
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def _idle_keep_alive_is_closed(port: int, ca: Path) -> bool:
+    """The emulator drops idle keep-alive connections after a few seconds; the TLS front
+    must then close the client's connection too (a TLS stream cannot half-close), so an
+    HTTP client reconnects instead of writing its next request into a dead one."""
+    import socket
+    import ssl
+
+    context = ssl.create_default_context(cafile=str(ca))
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as raw, \
+            context.wrap_socket(raw, server_hostname="api.stripe.com") as tls:
+        tls.sendall(b"GET /_emulator/health HTTP/1.1\r\nHost: api.stripe.com\r\n\r\n")
+        received = b""
+        while b"\r\n\r\n" not in received:
+            received += tls.recv(65536)
+        try:
+            while tls.recv(65536):  # the rest of the body, then the close
+                pass
+        except (TimeoutError, ssl.SSLError):
+            return False
+        except ConnectionError:
+            return True
+    return True
 
 
 def _wait_for(url: str, timeout: float = 20) -> None:

@@ -62,6 +62,11 @@ async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> No
         with contextlib.suppress(OSError, RuntimeError):
             if writer.can_write_eof():
                 writer.write_eof()
+            else:
+                # A TLS stream cannot half-close: close it, or a client whose keep-alive
+                # connection the server dropped would send its next request into a
+                # connection nobody answers (and wait out its own timeout).
+                writer.close()
 
 
 async def splice(client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter,
