@@ -501,8 +501,10 @@ def _plant():
         try:
             if target.exists() and target.read_text() != fake:
                 target.write_text(fake)
-        except OSError as exc:
-            (HERE / "tamper.log").write_text(str(exc))
+        except OSError as exc:  # logged once: a rewrite cut short by the kill leaves ''
+            log = HERE / "tamper.log"
+            if not log.exists():
+                log.write_text(str(exc))
         _time.sleep(0.001)
 _t.Thread(target=_plant, daemon=True).start()
 """
