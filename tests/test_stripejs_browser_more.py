@@ -61,6 +61,17 @@ def _challenge(page: Any, button: str) -> None:
     ("4000000000000127", "incorrect_cvc", "incorrect_cvc",
      "Your card's security code is incorrect."),
 ])
+
+def _charged_country_and_postal_code(client: stripe.StripeClient, intent: str) -> tuple[
+        str | None, str | None]:
+    """The billing address country and postal code on the intent's charge."""
+    charge = client.v1.charges.retrieve(str(client.v1.payment_intents.retrieve(intent)
+                                            .latest_charge))
+    address = charge.billing_details.address
+    assert address is not None
+    return address.country, address.postal_code
+
+
 def test_typed_decline_cards(page: Any, merchant: Merchant, account: dict[str, str],
                              client: stripe.StripeClient, number: str, code: str,
                              decline_code: str, message: str) -> None:
@@ -348,11 +359,7 @@ def test_billing_details_never_hides_fields_and_needs_them_at_confirm(
     page.evaluate("""window.run('confirm', '', {address: {line1: '9 Rue X', line2: null,
         city: 'Paris', state: null, country: 'FR', postal_code: '75001'}})""")
     assert _result(page)["paymentIntent"]["status"] == "succeeded"
-    charge = client.v1.charges.retrieve(str(client.v1.payment_intents.retrieve(pi.id)
-                                            .latest_charge))
-    assert charge.billing_details.address is not None
-    assert (charge.billing_details.address.country,
-            charge.billing_details.address.postal_code) == ("FR", "75001")
+    assert _charged_country_and_postal_code(client, pi.id) == ("FR", "75001")
 
 
 def test_postal_code_never_keeps_country(page: Any, merchant: Merchant,
@@ -366,11 +373,7 @@ def test_postal_code_never_keeps_country(page: Any, merchant: Merchant,
     frame.get_by_label("Country").select_option("GB")
     page.evaluate("window.run('confirm', '', {address: {postal_code: 'SW1A 1AA'}})")
     assert _result(page)["paymentIntent"]["status"] == "succeeded"
-    charge = client.v1.charges.retrieve(str(client.v1.payment_intents.retrieve(pi.id)
-                                            .latest_charge))
-    assert charge.billing_details.address is not None
-    assert (charge.billing_details.address.country,
-            charge.billing_details.address.postal_code) == ("GB", "SW1A 1AA")
+    assert _charged_country_and_postal_code(client, pi.id) == ("GB", "SW1A 1AA")
 
 
 def test_manual_capture_through_payment_element(page: Any, merchant: Merchant,
