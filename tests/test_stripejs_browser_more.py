@@ -53,15 +53,6 @@ def _challenge(page: Any, button: str) -> None:
         "button", name=button).click()
 
 
-@pytest.mark.parametrize(("number", "code", "decline_code", "message"), [
-    ("4000000000009995", "card_declined", "insufficient_funds",
-     "Your card has insufficient funds."),
-    ("4000000000009987", "card_declined", "lost_card", "Your card was declined."),
-    ("4000000000000069", "expired_card", "expired_card", "Your card has expired."),
-    ("4000000000000127", "incorrect_cvc", "incorrect_cvc",
-     "Your card's security code is incorrect."),
-])
-
 def _charged_country_and_postal_code(client: stripe.StripeClient, intent: str) -> tuple[
         str | None, str | None]:
     """The billing address country and postal code on the intent's charge."""
@@ -71,6 +62,15 @@ def _charged_country_and_postal_code(client: stripe.StripeClient, intent: str) -
     assert address is not None
     return address.country, address.postal_code
 
+
+@pytest.mark.parametrize(("number", "code", "decline_code", "message"), [
+    ("4000000000009995", "card_declined", "insufficient_funds",
+     "Your card has insufficient funds."),
+    ("4000000000009987", "card_declined", "lost_card", "Your card was declined."),
+    ("4000000000000069", "expired_card", "expired_card", "Your card has expired."),
+    ("4000000000000127", "incorrect_cvc", "incorrect_cvc",
+     "Your card's security code is incorrect."),
+])
 
 def test_typed_decline_cards(page: Any, merchant: Merchant, account: dict[str, str],
                              client: stripe.StripeClient, number: str, code: str,
