@@ -1,5 +1,6 @@
 """Billing's API version changes (objects are stored in the newest shape).
 
+Before 2025-09-30.clover a Discount embeds its `coupon` (clover moved it to `source.coupon`).
 Before 2025-03-31.basil: subscriptions carry `current_period_start/end` (items do not);
 invoices carry `paid`, `paid_out_of_band`, `payment_intent`, `charge`, `subscription`
 (no `parent`, `payments`, `confirmation_secret`); lines and invoice items name their
@@ -19,6 +20,7 @@ from ..versions import older_than, request_change, response_change
 from . import invoicing, items
 
 BASIL = "2025-03-31.basil"
+CLOVER = "2025-09-30.clover"
 ENDIVE = "2026-09-30.endive"
 INCLUDE_FLAG = "include_total_count"
 
@@ -160,7 +162,7 @@ def charge_invoice(ctx: Ctx, obj: dict[str, Any]) -> None:
         obj["invoice"] = stored.get("_invoice")
 
 
-@response_change(BASIL, "discount")
+@response_change(CLOVER, "discount")
 def discount_coupon(ctx: Ctx, obj: dict[str, Any]) -> None:
     source = obj.pop("source", None) or {}
     coupon = ctx.maybe(source.get("coupon"), "coupon")
