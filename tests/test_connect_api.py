@@ -187,3 +187,92 @@ def test_beta_version_suffix(emulator: RunningEmulator, account: dict[str, str])
     bad = httpx.get(f"{emulator.base}/v1/customers", headers={
         **headers, "Stripe-Version": "2023-10-16; made_up_beta=v9"})
     assert bad.status_code == 400 and "made_up_beta" in bad.json()["error"]["message"]
+
+
+def advance(emulator: RunningEmulator, account_id: str, seconds: int) -> None:
+    httpx.post(f"{emulator.base}/_emulator/accounts/{account_id}/clock",
+               json={"advance": seconds}).raise_for_status()
+
+
+def funded_platform(client: stripe.StripeClient, amount: int = 50_000) -> None:
+    """Available platform funds: the bypass-pending test card skips the pending period."""
+    client.v1.payment_intents.create(params={
+        "amount": amount, "currency": "usd", "confirm": True,
+        "payment_method": "pm_card_bypassPending",
+        "automatic_payment_methods": {"enabled": True, "allow_redirects": "never"}})
+
+
+def test_transfers_need_available_funds_and_reverse(client: stripe.StripeClient) -> None:
+    """https://docs.stripe.com/connect/separate-charges-and-transfers"""
+    acct = custom_account(client)
+    with pytest.raises(stripe.InvalidRequestError) as err:
+        client.v1.transfers.create(params={"amount": 1000, "currency": "usd",
+                                           "destination": acct.id})
+    assert err.value.code == "balance_insufficient"
+    funded_platform(client)
+    transfer = client.v1.transfers.create(params={
+        "amount": 1000, "currency": "usd", "destination": acct.id, "transfer_group": "ORDER9"})
+    assert transfer.destination_payment.startswith("py_") and transfer.amount_reversed == 0
+    payment = client.v1.charges.retrieve(transfer.destination_payment,
+                                         options={"stripe_account": acct.id})
+    assert payment.amount == 1000 and payment.source_transfer == transfer.id
+    connected_balance = client.v1.balance.retrieve(options={"stripe_account": acct.id})
+    assert connected_balance.available[0].amount == 1000
+    reversal = client.v1.transfers.reversals.create(transfer.id, params={"amount": 400})
+    assert reversal.amount == 400
+    again = client.v1.transfers.retrieve(transfer.id)
+    assert again.amount_reversed == 400 and again.reversed is False
+    assert [t.id for t in client.v1.transfers.list(params={"transfer_group": "ORDER9"}).data] \
+        == [transfer.id]
+    connected_balance = client.v1.balance.retrieve(options={"stripe_account": acct.id})
+    assert connected_balance.available[0].amount == 600
+
+
+def test_destination_charge_with_application_fee(client: stripe.StripeClient) -> None:
+    """https://docs.stripe.com/connect/destination-charges#collect-fees"""
+    acct = custom_account(client)
+    pi = client.v1.payment_intents.create(params={
+        "amount": 10_000, "currency": "usd", "confirm": True, "payment_method": "pm_card_visa",
+        "automatic_payment_methods": {"enabled": True, "allow_redirects": "never"},
+        "application_fee_amount": 1_230, "transfer_data": {"destination": acct.id}})
+    charge = client.v1.charges.retrieve(pi.latest_charge, params={"expand": ["transfer"]})
+    assert charge.transfer.destination == acct.id and charge.transfer.amount == 10_000
+    fee = client.v1.application_fees.retrieve(charge.application_fee)
+    assert fee.amount == 1_230 and fee.account == acct.id and fee.charge == charge.id
+    pending = client.v1.balance.retrieve(options={"stripe_account": acct.id}).pending
+    assert sum(p.amount for p in pending if p.currency == "usd") == 10_000 - 1_230
+    refund = client.v1.application_fees.refunds.create(fee.id, params={"amount": 230})
+    assert refund.amount == 230
+    assert client.v1.application_fees.retrieve(fee.id).amount_refunded == 230
+
+
+def test_payouts_on_the_simulated_clock(client: stripe.StripeClient,
+                                        emulator: RunningEmulator) -> None:
+    """Standard payouts arrive later; Stripe's failing test account numbers fail them.
+    https://docs.stripe.com/connect/testing#payouts"""
+    acct = custom_account(client)
+    funded_platform(client)
+    client.v1.transfers.create(params={"amount": 3000, "currency": "usd",
+                                       "destination": acct.id})
+    on_acct = {"stripe_account": acct.id}
+    payout = client.v1.payouts.create(params={"amount": 1000, "currency": "usd"},
+                                      options=on_acct)
+    assert payout.status == "pending" and payout.destination.startswith("ba_")
+    advance(emulator, acct.id, 3 * 86400)
+    assert client.v1.payouts.retrieve(payout.id, options=on_acct).status == "paid"
+    instant = client.v1.payouts.create(params={"amount": 500, "currency": "usd",
+                                               "method": "instant"}, options=on_acct)
+    assert instant.status == "paid"
+    failing = client.v1.accounts.external_accounts.create(acct.id, params={
+        "external_account": {"object": "bank_account", "country": "US", "currency": "usd",
+                             "routing_number": "110000000", "account_number": "000111111116"}})
+    bad = client.v1.payouts.create(params={"amount": 700, "currency": "usd",
+                                           "destination": failing.id}, options=on_acct)
+    advance(emulator, acct.id, 3 * 86400)
+    bad = client.v1.payouts.retrieve(bad.id, options=on_acct)
+    assert bad.status == "failed" and bad.failure_code == "no_account"
+    types = [e.type for e in client.v1.events.list(options=on_acct).data]
+    assert "payout.failed" in types and "payout.paid" in types
+    with pytest.raises(stripe.InvalidRequestError) as err:
+        client.v1.payouts.create(params={"amount": 10**6, "currency": "usd"}, options=on_acct)
+    assert err.value.code == "balance_insufficient"
