@@ -276,3 +276,33 @@ def test_payouts_on_the_simulated_clock(client: stripe.StripeClient,
     with pytest.raises(stripe.InvalidRequestError) as err:
         client.v1.payouts.create(params={"amount": 10**6, "currency": "usd"}, options=on_acct)
     assert err.value.code == "balance_insufficient"
+
+
+def test_company_requirements_cleared_by_persons(client: stripe.StripeClient) -> None:
+    """A company's representative is a Person; adding one clears `representative.*`.
+    https://docs.stripe.com/api/persons/create"""
+    acct = client.v1.accounts.create(params={
+        "type": "custom", "country": "US", "business_type": "company",
+        "capabilities": {"transfers": {"requested": True}},
+        "business_profile": {"mcc": "5734", "url": "https://paws.example"},
+        "company": {"name": "Paws LLC", "tax_id": "000000000", "phone": "+15555550100",
+                    "address": {"line1": "1 Main", "city": "Austin", "state": "TX",
+                                "postal_code": "78701"},
+                    "owners_provided": True, "directors_provided": True,
+                    "executives_provided": True},
+        "external_account": "btok_us_verified",
+        "tos_acceptance": {"date": 1700000000, "ip": "127.0.0.1"}})
+    assert acct.company.tax_id_provided is True
+    due = acct.requirements.currently_due
+    assert due and all(d.startswith("representative.") for d in due)
+    rep = client.v1.accounts.persons.create(acct.id, params={
+        **US_INDIVIDUAL, "relationship": {"representative": True, "title": "CEO",
+                                          "executive": True}})
+    assert rep.id.startswith("person_") and rep.relationship.representative
+    acct = client.v1.accounts.retrieve(acct.id)
+    assert acct.requirements.currently_due == [] and acct.payouts_enabled
+    reps = client.v1.accounts.persons.list(acct.id, params={"relationship": {
+        "representative": True}})
+    assert [p.id for p in reps.data] == [rep.id]
+    client.v1.accounts.persons.delete(acct.id, rep.id)
+    assert client.v1.accounts.retrieve(acct.id).requirements.currently_due

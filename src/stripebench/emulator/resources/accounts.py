@@ -120,13 +120,13 @@ def _controller(params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return kind, controller
 
 
-def _person_from(ctx: Ctx, account_id: str, data: dict[str, Any] | None) -> dict[str, Any]:
+def new_person(ctx: Ctx, account_id: str, data: dict[str, Any] | None) -> dict[str, Any]:
     person = ctx.new("person", "person", account=account_id)
-    _apply_person(person, data or {})
+    apply_person(person, data or {})
     return person
 
 
-def _apply_person(person: dict[str, Any], data: dict[str, Any]) -> None:
+def apply_person(person: dict[str, Any], data: dict[str, Any]) -> None:
     for name in ("first_name", "last_name", "email", "phone", "address", "dob",
                  "maiden_name", "nationality", "gender", "political_exposure"):
         if name in data:
@@ -156,8 +156,8 @@ def _apply(ctx: Ctx, obj: dict[str, Any], params: dict[str, Any]) -> None:
         if obj.get("business_type") not in (None, "individual"):
             raise InvalidRequest("You cannot provide `individual` for an account whose "
                                  "business_type is not `individual`.", param="individual")
-        individual = obj.get("individual") or _person_from(ctx, obj["id"], None)
-        _apply_person(individual, params["individual"] or {})
+        individual = obj.get("individual") or new_person(ctx, obj["id"], None)
+        apply_person(individual, params["individual"] or {})
         obj["individual"] = individual
     if "tos_acceptance" in params:
         tos = {**(obj.get("tos_acceptance") or {}), **(params["tos_acceptance"] or {})}
