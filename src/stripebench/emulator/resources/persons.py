@@ -13,7 +13,7 @@ from ..errors import missing
 from ..listing import paginate
 from ..router import api
 from ._common import deleted
-from .accounts import apply_person, new_person, account_object, platform_of, refresh
+from .accounts import account_object, apply_person, new_person, platform_of, refresh
 
 
 def _person(ctx: Ctx, account: str, person: str) -> dict[str, Any]:
