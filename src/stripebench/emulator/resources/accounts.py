@@ -491,3 +491,60 @@ def create_login_link(ctx: Ctx, params: dict[str, Any], account: str) -> dict[st
     token = ctx.account.ids.token(24)
     return {"object": "login_link", "created": ctx.now(),
             "url": ctx.url("connect.stripe.com", f"/express/acct_login/{account}/{token}")}
+
+
+# ------------------------------------------------------------------ onboarding
+
+TEST_ONBOARDING: dict[str, Any] = {
+    "business_type": "individual",
+    "business_profile": {"mcc": "5734", "url": "https://accessible.stripe.com"},
+    "individual": {"first_name": "Jenny", "last_name": "Rosen", "email": "jenny@example.com",
+                   "phone": "+15555550123", "dob": {"day": 1, "month": 1, "year": 1901},
+                   "address": {"line1": "address_full_match", "city": "South San Francisco",
+                               "state": "CA", "postal_code": "94080", "country": "US"},
+                   "id_number": "000000000"},
+}
+
+
+def complete_onboarding(ctx: Ctx, account_id: str, answers: dict[str, Any],
+                        ip: str = "127.0.0.1") -> dict[str, Any]:
+    """What Stripe's hosted or embedded onboarding does when the user finishes: whatever
+    the account still lacks is filled (with the answers given, else Stripe's test data),
+    a test bank account is added if none, and the Terms of Service are accepted."""
+    obj = account_object(ctx, account_id)
+    before = dict(obj)
+    fill: dict[str, Any] = {}
+    if not obj.get("business_type"):
+        fill["business_type"] = answers.get("business_type") or "individual"
+    profile = {k: v for k, v in TEST_ONBOARDING["business_profile"].items()
+               if not (obj.get("business_profile") or {}).get(k)}
+    profile.update({k: v for k, v in (answers.get("business_profile") or {}).items() if v})
+    if profile:
+        fill["business_profile"] = {**(obj.get("business_profile") or {}), **profile}
+    if (fill.get("business_type") or obj.get("business_type")) == "individual":
+        fill["individual"] = {**TEST_ONBOARDING["individual"],
+                              **{k: v for k, v in (answers.get("individual") or {}).items() if v}}
+    elif not obj.get("company", {}).get("name"):
+        fill["company"] = {"name": answers.get("company_name") or "Test Company",
+                           "tax_id": "000000000", "phone": "+15555550100",
+                           "address": TEST_ONBOARDING["individual"]["address"],
+                           "owners_provided": True, "directors_provided": True,
+                           "executives_provided": True}
+    _apply(ctx, obj, fill)
+    if obj.get("business_type") not in (None, "individual") and not any(
+            (p.get("relationship") or {}).get("representative")
+            for p in _persons(ctx, account_id)):
+        rep = new_person(ctx, account_id, {**TEST_ONBOARDING["individual"], "relationship": {
+            "representative": True, "executive": True, "title": "Owner"}})
+        ctx.store.put(platform_of(ctx), rep)
+    if not _bank_accounts(ctx, account_id):
+        _add_bank_account(ctx, obj, "btok_us_verified", "external_account")
+    obj["tos_acceptance"] = {**(obj.get("tos_acceptance") or {}),
+                             "date": obj["tos_acceptance"].get("date") or ctx.now(),
+                             "ip": obj["tos_acceptance"].get("ip") or ip,
+                             "user_agent": "stripebench onboarding"}
+    obj["_onboarded"] = True
+    refresh(ctx, obj)
+    _save(ctx, obj)
+    emit_connect(ctx, obj, "account.updated", changed(before, obj))
+    return obj
