@@ -97,6 +97,16 @@ def test_controller_properties(client: stripe.StripeClient) -> None:
     with pytest.raises(stripe.InvalidRequestError):
         client.v1.accounts.create(params={"type": "express", "controller": {
             "fees": {"payer": "application"}}})
+    # Custom accounts must request capabilities (changelog 2019-11-05); nothing is left
+    # behind by the refused request.
+    before = len(client.v1.accounts.list(params={"limit": 100}).data)
+    with pytest.raises(stripe.InvalidRequestError) as err:
+        client.v1.accounts.create(params={"type": "custom", "external_account": "btok_us"})
+    assert err.value.param == "capabilities"
+    assert len(client.v1.accounts.list(params={"limit": 100}).data) == before
+    express = client.v1.accounts.create(params={"type": "express"})
+    assert express.capabilities.to_dict() == {"card_payments": "inactive",
+                                              "transfers": "inactive"}
 
 
 def test_stripe_account_header_scopes_objects(emulator: RunningEmulator,

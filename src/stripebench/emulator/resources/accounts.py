@@ -204,18 +204,21 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                                               "decline_on": {"avs_failure": False,
                                                              "cvc_failure": False}},
                             "payments": {"statement_descriptor": None}})
-    obj["_requested"] = [] if kind != "standard" else list(MONEY_CAPABILITIES)
+    obj["_requested"] = []
     try:
         _apply(ctx, obj, params)
+        if not obj["_requested"] and kind == "custom":
+            # Required since 2019-11-05 for accounts the platform onboards itself.
+            raise InvalidRequest("You must request at least one capability for accounts of "
+                                 "type `custom` (e.g. `capabilities[transfers][requested]=true`).",
+                                 param="capabilities")
     except Exception:
+        for bank in _bank_accounts(ctx, connected.id):
+            ctx.store.remove(platform, bank["id"])
         ctx.store.delete_account(connected.id)
         raise
-    if not obj["_requested"] and kind in ("express", "custom"):
-        ctx.store.delete_account(connected.id)
-        raise InvalidRequest(
-            "You must request at least one capability for accounts of type "
-            f"`{kind}` (e.g. `capabilities[transfers][requested]=true`).",
-            param="capabilities")
+    if not obj["_requested"]:  # Stripe requests the platform's defaults for the rest
+        obj["_requested"] = list(MONEY_CAPABILITIES)
     refresh(ctx, obj)
     _save(ctx, obj)
     return obj
