@@ -39,7 +39,8 @@ const stripe = require(process.env.STRIPE_NODE)(process.env.KEY,
   const listed = await stripe.accounts.list({limit: 10});
   console.log(JSON.stringify({
     enabled: acct.charges_enabled, due: acct.requirements.currently_due,
-    direct: direct.status, onPlatform: platformCharges.data.some((c) => c.id === direct.latest_charge),
+    direct: direct.status,
+    onPlatform: platformCharges.data.some((c) => c.id === direct.latest_charge),
     secret: session.client_secret.startsWith('accs_'),
     features: session.components.payments.features,
     transfer: transfer.destination, payout: payout.status,
