@@ -44,6 +44,87 @@ def emulator_serve(
     serve(emulator, host, port)
 
 
+def _keys(emulator: str, account: str | None, secret_key: str | None,
+          control_token: str | None) -> str:
+    from .routing import launch
+
+    try:
+        keys = launch.resolve_keys(emulator, account=account, secret_key=secret_key,
+                                   publishable_key=None, control_token=control_token)
+    except (launch.ExecError, ValueError) as exc:
+        typer.echo(f"stripebench: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if not keys.secret_key:
+        typer.echo("stripebench: no secret key found; pass --secret-key or --account", err=True)
+        raise typer.Exit(2)
+    return keys.secret_key
+
+
+@emulator_app.command("listen")
+def emulator_listen(
+    forward_to: str | None = typer.Option(None, help="POST the account's events here."),
+    forward_connect_to: str | None = typer.Option(
+        None, help="POST connected accounts' events here."),
+    events: str = typer.Option("", help="Comma-separated event types (default: all)."),
+    emulator: str = typer.Option("http://127.0.0.1:12111", envvar="STRIPEBENCH_EMULATOR"),
+    account: str | None = typer.Option(None, help="Listen to this emulator account."),
+    secret_key: str | None = typer.Option(None, envvar="STRIPE_SECRET_KEY"),
+    control_token: str | None = typer.Option(None, envvar="STRIPEBENCH_CONTROL_TOKEN"),
+    interval: float = typer.Option(0.25, help="Seconds between polls."),
+) -> None:
+    """Forward events to a local webhook URL, signed, as `stripe listen` does."""
+    import time
+
+    from .stripe_cli.listen import Listener, post
+
+    if not forward_to and not forward_connect_to:
+        typer.echo("stripebench emulator listen: give --forward-to and/or "
+                   "--forward-connect-to", err=True)
+        raise typer.Exit(2)
+    key = _keys(emulator, account, secret_key, control_token)
+    listener = Listener(emulator, key, forward_to, forward_connect_to,
+                        {e.strip() for e in events.split(",") if e.strip()})
+    listener.start()
+    typer.echo(f"Ready! Your webhook signing secret is {listener.secret}")
+
+    def send(url: str, payload: bytes, header: str) -> int | None:
+        status = post(url, payload, header)
+        event = payload[:200].decode(errors="replace").split('"type": "')[-1].split('"')[0]
+        typer.echo(f"--> {event} [{status if status is not None else 'no response'}] {url}")
+        return status
+    try:
+        while True:
+            listener.poll(send)
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        pass
+
+
+@emulator_app.command("trigger")
+def emulator_trigger(
+    event: str = typer.Argument(..., help="The event to cause, e.g. payment_intent.succeeded."),
+    emulator: str = typer.Option("http://127.0.0.1:12111", envvar="STRIPEBENCH_EMULATOR"),
+    account: str | None = typer.Option(None, help="Act on this emulator account."),
+    secret_key: str | None = typer.Option(None, envvar="STRIPE_SECRET_KEY"),
+    stripe_account: str | None = typer.Option(None, help="Act on this connected account."),
+    control_token: str | None = typer.Option(None, envvar="STRIPEBENCH_CONTROL_TOKEN"),
+) -> None:
+    """Make the API calls that cause EVENT, as `stripe trigger` does."""
+    import stripe
+
+    from .stripe_cli.trigger import trigger
+
+    key = _keys(emulator, account, secret_key, control_token)
+    try:
+        made = trigger(event, api_base=emulator, secret_key=key, stripe_account=stripe_account)
+    except (ValueError, stripe.StripeError) as exc:
+        typer.echo(f"stripebench emulator trigger: {exc}", err=True)
+        raise typer.Exit(2) from None
+    for kind, object_id in made.items():
+        typer.echo(f"Running fixture: {kind} {object_id}")
+    typer.echo("Trigger succeeded! Check the listener for the events.")
+
+
 @app.command("exec", context_settings={"allow_extra_args": True,
                                        "ignore_unknown_options": True})
 def exec_command(

@@ -24,6 +24,8 @@ def emit(ctx: Ctx, event_type: str, obj: dict[str, Any],
                     request={"id": ctx.request_id or None,
                              "idempotency_key": ctx.idempotency_key})
     event["livemode"] = False
+    if ctx.account.parent:  # events of a connected account name it (Connect webhooks)
+        event["account"] = ctx.account.id
     ctx.put(event)
     for listener in LISTENERS:
         listener(ctx, event)

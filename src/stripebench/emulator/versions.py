@@ -39,11 +39,30 @@ KNOWN_VERSIONS: tuple[str, ...] = (
 LATEST = KNOWN_VERSIONS[-1]
 
 
+# Preview betas Stripe published as `Stripe-Version` suffixes ("2023-10-16;
+# embedded_connect_beta=v2"), with the versions each one had.
+KNOWN_BETAS: dict[str, tuple[str, ...]] = {
+    "embedded_connect_beta": ("v1", "v2"),
+    "custom_checkout_beta": ("v1",),
+    "checkout_server_update_beta": ("v1",),
+    "embedded_checkout_beta": ("v1", "v2"),
+    "server_side_confirmation_beta": ("v1",),
+}
+
+
 def check_version(version: str) -> str:
-    if version not in KNOWN_VERSIONS:
+    """The dated version a request runs at; beta suffixes are checked and then set aside
+    (they unlock previews whose shapes the dated version already has here)."""
+    base, *betas = (part.strip() for part in version.split(";"))
+    if base not in KNOWN_VERSIONS:
         # Stripe's answer carries only type and message (no code, no param).
         raise InvalidRequest(f"Invalid Stripe API version: {version}")
-    return version
+    for beta in betas:
+        name, _, value = beta.partition("=")
+        if value not in KNOWN_BETAS.get(name.strip(), ()):
+            raise InvalidRequest(f"Invalid Stripe API version: {version} (unknown beta "
+                                 f"'{beta}')")
+    return base
 
 
 def older_than(version: str, change_version: str) -> bool:

@@ -133,6 +133,12 @@ def _write_charge_txn(ctx: Ctx, charge: dict[str, Any], test: cards.TestCard) ->
                          description=charge.get("description"),
                          available_now=test.bypass_pending)
     charge["balance_transaction"] = txn["id"]
+    for hook in CAPTURED_HOOKS:
+        hook(ctx, charge)
+
+
+# Other families act on money that has just been captured (Connect's destination charges).
+CAPTURED_HOOKS: list[Any] = []
 
 
 def capture(ctx: Ctx, charge: dict[str, Any], amount: int | None = None) -> dict[str, Any]:

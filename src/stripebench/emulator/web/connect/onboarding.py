@@ -1,0 +1,95 @@
+"""Stripe-hosted pages on connect.stripe.com: Account Link onboarding and the Express
+Dashboard a login link opens.
+
+An account link is single use and lives five minutes on the platform's clock; a used or
+expired link sends the user to the link's `refresh_url`, as Stripe does. Finishing
+onboarding fills what the account lacks (the answers given, else Stripe's test data),
+accepts the Terms of Service and returns to `return_url`.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl
+
+from ...http import Response
+from ...resources import accounts
+from .. import Web, escape, page
+from .._pages import PAGE_STYLE, committed, money, page_ctx
+
+HOST = "connect.stripe.com"
+
+
+def _link(web: Web, account: str, link: str):  # type: ignore[no-untyped-def]
+    found = web.store.find(link)
+    if found is None or found[1].get("object") != "_account_link" or \
+            found[1]["account"] != account:
+        return None
+    return found
+
+
+def _gone(record: dict[str, object]) -> Response:
+    target = record.get("refresh_url") or "about:blank"
+    return Response.redirect(str(target))
+
+
+@page(HOST, "GET", "/setup/e/{account}/{link}")
+def onboarding_page(web: Web, account: str, link: str) -> Response:
+    found = _link(web, account, link)
+    if found is None:
+        return Response.html("<h1>This link is not valid</h1>", 404)
+    platform, record = found
+    if record["_used"] or record["expires_at"] < platform.clock.now():
+        return _gone(record)
+    ctx = page_ctx(web, platform)
+    obj = accounts.account_object(ctx, account)
+    due = obj["requirements"]["currently_due"]
+    items = "".join(f"<li>{escape(d)}</li>" for d in due) or "<li>Nothing is due.</li>"
+    url = escape((obj.get("business_profile") or {}).get("url") or "")
+    return Response.html(f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Set up payments and payouts</title><style>{PAGE_STYLE}</style></head><body><main>
+<h1>Set up payments and payouts</h1>
+<p class="muted">Test mode: Stripe's test data is used for anything you leave blank.</p>
+<h2>Information needed</h2><ul data-testid="requirements">{items}</ul>
+<form method="post">
+<label for="url">Business website</label>
+<input id="url" name="url" type="url" value="{url}" autocomplete="url">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="email">
+<p><button class="primary" type="submit">Agree and submit</button></p>
+<p class="muted">By submitting you agree to the Stripe Connected Account Agreement.</p>
+</form></main></body></html>""")
+
+
+@page(HOST, "POST", "/setup/e/{account}/{link}")
+def onboarding_submit(web: Web, account: str, link: str) -> Response:
+    found = _link(web, account, link)
+    if found is None:
+        return Response.html("<h1>This link is not valid</h1>", 404)
+    platform, record = found
+    if record["_used"] or record["expires_at"] < platform.clock.now():
+        return _gone(record)
+    form = dict(parse_qsl(web.request.body.decode("utf-8", "replace")))
+    ctx = page_ctx(web, platform)
+    answers = {"business_profile": {"url": form.get("url")},
+               "individual": {"email": form.get("email")}}
+    accounts.complete_onboarding(ctx, account, answers, ip=web.request.client or "127.0.0.1")
+    record["_used"] = True
+    web.store.put(platform, record)
+    committed(web, platform)
+    return Response.redirect(str(record.get("return_url") or "about:blank"))
+
+
+@page(HOST, "GET", "/express/acct_login/{account}/{token}")
+def express_dashboard(web: Web, account: str, token: str) -> Response:
+    connected = web.store.accounts.get(account)
+    if connected is None or not connected.parent:
+        return Response.html("<h1>This link is not valid</h1>", 404)
+    rows = "".join(
+        f"<tr><td>{escape(money(c['amount'], c['currency']))}</td><td>{escape(c['status'])}</td>"
+        f"</tr>" for c in list(connected.iter_type("charge"))[:20])
+    return Response.html(f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Express Dashboard</title><style>{PAGE_STYLE}</style></head><body><main>
+<h1>Express Dashboard</h1><p class="muted">{escape(account)}</p>
+<h2>Recent payments</h2><table aria-label="Recent payments">{rows}</table>
+<p class="muted">Local Stripe emulator: a read-only view.</p>
+</main></body></html>""")
