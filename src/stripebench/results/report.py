@@ -119,8 +119,8 @@ def terminal(summaries: list[RunSummary]) -> None:
                           f"({q['where']})", markup=False)
 
 
-def unhelpful_queries(runs: list[Run]) -> list[dict[str, Any]]:
-    """Docs searches with no or weak hits (Stripe found documentation bugs this way)."""
+def search_records(runs: list[Run]) -> list[dict[str, Any]]:
+    """Every documentation search in the runs' transcripts, with where it was made."""
     records = []
     for run in runs:
         for trial in run.trials:
@@ -128,6 +128,12 @@ def unhelpful_queries(runs: list[Run]) -> list[dict[str, Any]]:
                 if event.get("type") == "docs_search":
                     records.append({**event, "where": f"{trial['task']} #{trial['attempt']} "
                                                       f"({run.label})"})
+    return records
+
+
+def unhelpful_queries(runs: list[Run]) -> list[dict[str, Any]]:
+    """Docs searches with no or weak hits (Stripe found documentation bugs this way)."""
+    records = search_records(runs)
     try:
         from ..docs.log import unhelpful_queries as judge
     except ImportError:
