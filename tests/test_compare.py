@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from stripebench.results import load_run
-from stripebench.results import stats
+from stripebench.results import load_run, stats
 from stripebench.results.compare import compare_runs
 from stripebench.results.compare_report import markdown, page
 

@@ -147,7 +147,7 @@ def changed_setup(a: Run, b: Run) -> list[str]:
     out = [f"{k}: {a.meta.get(k)} → {b.meta.get(k)}" for k in keys
            if a.meta.get(k) != b.meta.get(k)]
     mine, theirs = describe(a.meta), describe(b.meta)
-    for name in sorted(mine.keys() | theirs.keys()):
+    for name in sorted((mine.keys() | theirs.keys()) - {"label"}):  # a name is no change
         if mine.get(name) != theirs.get(name):
             out.append(f"{name}: {mine.get(name, 'default')} → {theirs.get(name, 'default')}")
     return out
@@ -216,7 +216,9 @@ def verdict_line(c: Comparison, metric: str) -> str:
         better = b if (e.diff or 0) > 0 else a
         return f"{what}: {better} is better, significant at α = {c.alpha:g}: {facts}."
     reason = ""
-    if e.min_p >= c.alpha:
+    if e.differing == 0:
+        reason = " The arms did equally well in every pair."
+    elif e.min_p >= c.alpha:
         reason = (f" With {e.differing} differing pair(s) the test cannot go below "
                   f"p = {e.min_p:.3g}: run more attempts or tasks.")
     elif e.p_value is not None and e.p_value < c.alpha:
