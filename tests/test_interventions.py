@@ -88,6 +88,14 @@ def test_tool_subset_refuses_the_others_in_a_trial(tmp_path: Path, emu: Emulator
     meta = json.loads((tmp_path / "run.json").read_text())
     assert meta["label"] == "no-browser" and meta["interventions"]["tools"] == list(NO_BROWSER)
     assert json.loads((trial / "mcp.json").read_text())["tools"] == list(NO_BROWSER)
+    from stripebench.results import load_run, summarize
+    from stripebench.results.html import page
+    from stripebench.results.report import markdown
+
+    summary = summarize(load_run(tmp_path))
+    assert "## Interventions\n\n- no-browser: tools: without browser_*\n" in markdown([summary])
+    assert "<li>no-browser: tools: without browser_*</li>" in page([summary])
+    assert "| no-browser | fixture-shop |" in markdown([summary])  # the label names the run
 
 
 def test_external_cli_sees_only_the_subset_through_mcp(tmp_path: Path, emu: Emulator,
@@ -144,6 +152,8 @@ def test_skills_are_in_the_workdir_and_named_in_the_prompt(tmp_path: Path,
     assert result["submission"]["added"] == ["customer.txt"]
     meta = json.loads((out / "run.json").read_text())
     assert meta["interventions"]["skills"]["files"] == ["customers.md", "stripe/SKILL.md"]
+    # the agent overwrote its copy (root ignores the read-only bits); the run's is intact
+    assert (trial / "workdir" / ".skills" / "customers.md").read_text() == "tampered\n"
     assert (out / "interventions" / "skills" / "customers.md").read_text().startswith("# Cr")
 
 
@@ -221,6 +231,40 @@ def test_bad_intervention_options_fail_loudly(tmp_path: Path) -> None:
         assert done.returncode == 2 and message in done.stderr, (args, done.stderr)
         assert "Traceback" not in done.stderr
     assert not (tmp_path / "never").exists()
+
+
+def test_docs_corpus_overlay_and_replace(tmp_path: Path) -> None:
+    """--docs: a same-named guide replaces the packaged one, a new one is added (overlay),
+    or only the given guides remain (replace); the API reference stays; the default index
+    is untouched; the MCP server of an external agent searches the trial's corpus."""
+    from stripebench.docs.index import DocsIndex, get_index
+    from stripebench.harness.interventions import docs_index
+    from test_mcp_server import _session_calls
+
+    guides = tmp_path / "guides"
+    guides.mkdir()
+    (guides / "api.errors.md").write_text(f"# Errors, rewritten\n\nNow with {RARE}.\n")
+    (guides / "testing.frobnication.md").write_text("# Frobnication\n\nSomething new.\n")
+    overlay = DocsIndex(docs_index(guides, "overlay"))
+    assert overlay.show("guide/api/errors") is not None
+    assert RARE in overlay.show("guide/api/errors").text  # type: ignore[union-attr]
+    assert overlay.search(RARE, 1)[0].doc_id == "guide/api/errors"
+    assert overlay.show("guide/testing/frobnication") is not None
+    assert overlay.show("guide/webhooks") is not None  # the other packaged guides stay
+    only = DocsIndex(docs_index(guides, "replace"))
+    assert sorted(i for i in only.ids() if i.startswith("guide/") and "#" not in i) == [
+        "guide/api/errors", "guide/testing/frobnication"]
+    assert any(i.startswith("api/checkout.sessions") for i in only.ids())
+    assert not any(h.doc_id.startswith("guide/api/errors") for h in get_index().search(RARE))
+    (tmp_path / "w").mkdir()
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"workdir": str(tmp_path / "w"), "docs_index": str(
+        overlay.path), "transcript": str(tmp_path / "t.jsonl")}))
+    params = StdioServerParameters(command=sys.executable, args=[
+        "-m", "stripebench.cli", "mcp", "--config", str(config)])
+    _, (found,) = anyio.run(_session_calls, params, [
+        ("search_stripe_documentation", {"query": RARE, "limit": 1})])
+    assert "doc id: guide/api/errors" in found.content[0].text
 
 
 def _script(path: Path) -> Path:

@@ -39,8 +39,24 @@ def _attempts(task: Any) -> str:
     return f"{task.valid}/{task.attempts}"
 
 
+def interventions(summaries: list[RunSummary]) -> list[str]:
+    """What each run changed from the defaults (run --label, --tools, ...), one line each."""
+    from ..harness.interventions import describe
+
+    out = []
+    for s in summaries:
+        about = describe(s.run.meta)
+        about.pop("label", None)
+        if about:
+            out.append(f"{s.run.label}: " + "; ".join(f"{k}: {v}" for k, v in about.items()))
+    return out
+
+
 def markdown(summaries: list[RunSummary]) -> str:
     lines = ["# stripebench results", ""]
+    changed = interventions(summaries)
+    if changed:
+        lines += ["## Interventions", ""] + [f"- {line}" for line in changed] + [""]
     lines += ["## By category", "", "| Run | Category | Mean score | Tasks | Turns |",
               "|---|---|---:|---:|---|"]
     for s in summaries:
@@ -83,6 +99,8 @@ def terminal(summaries: list[RunSummary]) -> None:
     from rich.table import Table
 
     console = Console()
+    for line in interventions(summaries):
+        console.print(f"Intervention: {line}", markup=False)
     for s in summaries:
         table = Table(title=f"{s.run.label} — run {s.run.run_id}")
         for column in ("Task", "Category", "Score", "Turns", "Valid", "Sub-problems"):
