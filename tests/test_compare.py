@@ -183,6 +183,30 @@ def test_compare_runs_reports_a_known_effect(tmp_path: Path) -> None:
     assert (other.metrics["score"].low, other.metrics["score"].high) != (score.low, score.high)
 
 
+def test_a_docs_arm_is_asked_the_queries_the_baseline_found_nothing_for(tmp_path: Path
+                                                                        ) -> None:
+    """B's agent never asked A's failed query, but B's corpus (its copy of --docs) is in
+    its run directory: compare searches it there and reports the query answered."""
+    rare = "qwxzv plorbic frobnication"
+    pairs = [("t", 1.0, 1.0)]
+    a = write_run(tmp_path / "a", arm(pairs, 0), searches={("t", 1): [hit(rare, False)]})
+    b = write_run(tmp_path / "b", arm(pairs, 1), interventions={"docs": {
+        "dir": "/elsewhere/guides", "mode": "overlay", "sha256": "0" * 16, "replaced": [],
+        "added": ["testing.frobnication.md"]}})
+    (b / "interventions" / "docs").mkdir(parents=True)
+    (b / "interventions" / "docs" / "testing.frobnication.md").write_text(
+        f"# Frobnication\n\nThe {rare} of a test customer.\n")
+    c = compare_runs(load_run(a), load_run(b), resamples=200)
+    assert c.docs.only_a == [rare] and c.docs.fixed == []
+    assert c.docs.replayed == ([rare], [])
+    assert f"A's unhelpful queries searched in B's docs: now helpful (1): `{rare}`" in \
+        markdown([c])
+    # nothing to replay when A made no unhelpful search, or both arms share a corpus
+    assert compare_runs(load_run(b), load_run(a), resamples=200).docs.replayed is None
+    again = write_run(tmp_path / "a2", arm(pairs, 0), searches={("t", 1): [hit(rare, False)]})
+    assert compare_runs(load_run(a), load_run(again), resamples=200).docs.replayed is None
+
+
 def test_the_verdict_refuses_what_is_not_significant(tmp_path: Path) -> None:
     """Few pairs: even a large observed gain is not called significant, and the verdict
     says why; identical arms are no difference."""

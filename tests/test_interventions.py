@@ -311,6 +311,8 @@ def test_two_real_arms_compared_end_to_end(tmp_path: Path) -> None:
     assert "changed: docs: default → guides/ (overlay: testing.frobnication.md)" in new_guide
     # the rare words found nothing in the packaged docs and the new guide in B's
     assert f"unhelpful in A, helpful in B (1): `{RARE}`" in new_guide
+    assert f"A's unhelpful queries searched in B's docs: now helpful (1): `{RARE}`" in new_guide
+    assert "searched in B's docs" not in no_browser  # same corpus: nothing to replay
     assert f"unhelpful in both (1): `{RARE}`" in no_browser
     assert "<svg" in (tmp_path / "compare.html").read_text()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..harness.trial import SCORED
@@ -73,6 +74,9 @@ class DocsMovement:
     only_a: list[str] = field(default_factory=list)  # unhelpful in A, not asked in B
     only_b: list[str] = field(default_factory=list)  # unhelpful in B, not asked in A
     searches: tuple[int, int] = (0, 0)
+    # A's unhelpful queries searched again in B's corpus, when the arms' corpora differ
+    # (None: same corpus, or B's could not be rebuilt): now helpful / still unhelpful
+    replayed: tuple[list[str], list[str]] | None = None
 
 
 @dataclass
@@ -181,7 +185,44 @@ def docs_movement(a: Run, b: Run) -> DocsMovement:
     return DocsMovement(fixed=named(bad[0] & helpful[1]), broken=named(helpful[0] & bad[1]),
                         still=named(bad[0] & bad[1]), only_a=named(bad[0] - asked[1]),
                         only_b=named(bad[1] - asked[0]),
-                        searches=(len(search_records([a])), len(search_records([b]))))
+                        searches=(len(search_records([a])), len(search_records([b]))),
+                        replayed=replay(named(bad[0]), a, b))
+
+
+def corpus(run: Run) -> tuple[str, str] | None:
+    """The run's own documentation corpus (its copy of --docs and the mode), or None for
+    the packaged one."""
+    record = (run.meta.get("interventions") or {}).get("docs")
+    return None if not record else (str(run.path / "interventions" / "docs"),
+                                    str(record["mode"]))
+
+
+def replay(queries: list[str], a: Run, b: Run) -> tuple[list[str], list[str]] | None:
+    """Search `queries` (A's unhelpful ones) in B's corpus: would B's docs answer them?
+    The search is deterministic, so this is what B's agent would have got."""
+    from ..docs.index import get_index
+    from ..docs.log import make_record, unhelpful_queries
+    from ..harness.interventions import InterventionError, docs_index
+
+    mine, theirs = corpus(a), corpus(b)
+    if not queries or mine == theirs or (mine and theirs and mine[1:] == theirs[1:]
+                                         and _same_files(Path(mine[0]), Path(theirs[0]))):
+        return None
+    try:
+        index = get_index(docs_index(Path(theirs[0]), theirs[1]) if theirs else None)
+    except (InterventionError, OSError):
+        return None
+    records = [make_record(q, index.search(q, 5), 5) for q in queries]
+    still = {_normal(u.query) for u in unhelpful_queries(records)}
+    return ([q for q in queries if _normal(q) not in still],
+            [q for q in queries if _normal(q) in still])
+
+
+def _same_files(one: Path, other: Path) -> bool:
+    def contents(folder: Path) -> dict[str, bytes]:
+        return {p.name: p.read_bytes() for p in folder.glob("*.md")}
+
+    return contents(one) == contents(other)
 
 
 def fmt(metric: str, value: float | None, signed: bool = False) -> str:

@@ -45,6 +45,10 @@ def _docs_lines(c: Comparison) -> list[str]:
                                                          d.broken),
               ("unhelpful in both", d.still), ("unhelpful in A, not asked in B", d.only_a),
               ("unhelpful in B, not asked in A", d.only_b)]
+    if d.replayed is not None:
+        groups += [("A's unhelpful queries searched in B's docs: now helpful", d.replayed[0]),
+                   ("A's unhelpful queries searched in B's docs: still unhelpful",
+                    d.replayed[1])]
     return [f"{title} ({len(queries)}): " + (", ".join(f"`{q}`" for q in queries) or "none")
             for title, queries in groups]
 
