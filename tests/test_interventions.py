@@ -195,6 +195,8 @@ def test_system_prompt_options_reach_the_model(tmp_path: Path,
         fake.stop()
     assert done.returncode == 0, done.stderr
     assert "openai gpt-5 (careful)" in done.stdout
+    assert "  tools: without browser_*\n" in done.stdout
+    assert "  system prompt addendum: addendum.md (" in done.stdout
     first = fake.requests[0]
     system = first["messages"][0]["content"]
     assert system.startswith("You are an expert software engineer")

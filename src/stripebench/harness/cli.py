@@ -118,6 +118,13 @@ def run_command(
                   f"{f' ({label})' if label else ''}: {total} trial(s) of "
                   f"{len(chosen)} task(s) in {sandbox} sandboxes → {out}"
                   + (f" ({done} already done)" if done else ""))
+    from .interventions import describe
+
+    for name, what in describe({"interventions": arm.record()}).items():
+        console.print(f"  {name}: {what}", markup=False)
+    if arm.tools is not None and "submit" not in arm.tools:
+        console.print("  note: without `submit` an agent ends only by stopping or at its "
+                      "limits", markup=False)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress("[progress.description]{task.description}", BarColumn(),
