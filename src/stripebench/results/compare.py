@@ -54,6 +54,7 @@ METRICS: dict[str, tuple[str, Callable[[dict[str, Any]], float | None]]] = {
     "cost": ("cost (USD)", _cost),
 }
 TESTED = ("score", "success")
+DESCRIPTIVE_RESAMPLES = 2_000  # per task, and for turns, tokens and cost
 
 
 @dataclass
@@ -131,12 +132,15 @@ def compare_runs(a: Run, b: Run, alpha: float = 0.05, seed: int = 0,
         raise ValueError("alpha must be between 0 and 1")
     pairs, dropped, unmatched = _pairs(a, b)
     confidence = 1 - alpha
-    metrics = {name: _estimate(pairs, name, confidence, seed, resamples) for name in METRICS}
+    # the verdict's intervals get every resample; the descriptive ones fewer (time)
+    fewer = min(resamples, DESCRIPTIVE_RESAMPLES)
+    metrics = {name: _estimate(pairs, name, confidence, seed,
+                               resamples if name in TESTED else fewer) for name in METRICS}
     tasks = []
     for task in sorted({ta["task"] for ta, _ in pairs}):
         mine = [(ta, tb) for ta, tb in pairs if ta["task"] == task]
-        tasks.append(TaskComparison(task, _estimate(mine, "score", confidence, seed, resamples),
-                                    _estimate(mine, "success", confidence, seed, resamples)))
+        tasks.append(TaskComparison(task, _estimate(mine, "score", confidence, seed, fewer),
+                                    _estimate(mine, "success", confidence, seed, fewer)))
     for task, adjusted in zip(tasks, stats.holm([t.score.p_value for t in tasks]), strict=True):
         task.holm_p = adjusted
     return Comparison(a, b, alpha, seed, metrics, tasks, dropped, unmatched,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from . import stats
-from .compare import METRICS, Comparison, arm_label, fmt, interval
+from .compare import DESCRIPTIVE_RESAMPLES, METRICS, Comparison, arm_label, fmt, interval
 from .html import STYLE
 
 PLOT_WIDTH = 420
@@ -81,7 +81,8 @@ def markdown(comparisons: list[Comparison]) -> str:
                   f"{c.docs.searches[0]} search(es) in A, {c.docs.searches[1]} in B.", ""]
         lines += [f"- {line}" for line in _docs_lines(c)]
         lines += ["", f"_Tasks weigh equally; stratified paired bootstrap "
-                      f"({c.resamples:,} resamples, seed {c.seed}) and two-sided "
+                      f"({c.resamples:,} resamples, at most {DESCRIPTIVE_RESAMPLES:,} per task and "
+                      f"for turns, tokens, cost; seed {c.seed}) and two-sided "
                       f"sign-flip test; significant only if p < {c.alpha:g} and the "
                       f"interval leaves out 0. Per-task p-values are not corrected for "
                       f"testing many tasks except in the Holm column._", ""]

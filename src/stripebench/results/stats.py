@@ -79,16 +79,16 @@ def bootstrap_interval(diffs: dict[str, list[float]], confidence: float = 0.95,
     """Stratified paired bootstrap percentile interval of the task-weighted mean."""
     if not diffs or any(not v for v in diffs.values()):
         raise ValueError("every task needs at least one pair")
-    rng = random.Random(seed)
+    draw = random.Random(seed).random
     groups = [v for _, v in sorted(diffs.items())]  # fixed order: the seed decides all
-    constant = [len(set(v)) == 1 for v in groups]
+    # a task whose pairs all differ by the same amount resamples to itself
+    fixed = math.fsum(v[0] for v in groups if len(set(v)) == 1)
+    varying = [(v, len(v), range(len(v))) for v in groups if len(set(v)) > 1]
     effects = []
     for _ in range(resamples):
-        total = 0.0
-        for values, fixed in zip(groups, constant, strict=True):
-            # a task whose pairs all differ by the same amount resamples to itself
-            total += values[0] if fixed else math.fsum(rng.choices(values, k=len(values))) \
-                / len(values)
+        total = fixed
+        for values, n, slots in varying:
+            total += sum([values[int(draw() * n)] for _ in slots]) / n
         effects.append(total / len(groups))
     effects.sort()
     tail = (1 - confidence) / 2
