@@ -157,7 +157,8 @@ def run_command(
         (out / "report.md").write_text(markdown(summaries))
         (out / "report.html").write_text(page(summaries))
         console.print(f"Reports: {out}/report.md, {out}/report.html "
-                      f"(compare runs: stripebench report RUN...)")
+                      f"(side by side: stripebench report RUN...; paired, with a verdict: "
+                      f"stripebench compare RUN_A RUN_B)")
 
 
 def report_command(
