@@ -98,7 +98,8 @@ def terminal(comparisons: list[Comparison]) -> str:
         for row in _metric_rows(c):
             out.append(f"  {row[0]:26} A {row[1]:>10}  B {row[2]:>10}  B−A {row[3]:>11}  "
                        f"[{row[4]}]  p {row[5]}")
-        out += [f"  {line}" for line in _docs_lines(c)[:2]]
+        docs = _docs_lines(c)  # moved ones, and A's replayed in B's docs, if any
+        out += [f"  docs: {line}" for line in docs[:2] + docs[5:]]
         out += [f"  {v}" for v in c.verdict] + [""]
     return "\n".join(out)
 
