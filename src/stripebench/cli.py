@@ -159,6 +159,7 @@ from .harness import cli as harness_cli  # noqa: E402
 
 app.command("run", context_settings={"allow_extra_args": True})(harness_cli.run_command)
 app.command("report")(harness_cli.report_command)
+app.command("compare")(harness_cli.compare_command)
 app.command("mcp")(harness_cli.mcp_command)
 app.add_typer(harness_cli.tasks_app, name="tasks")
 

@@ -96,12 +96,28 @@ def index_path() -> Path:
     return cache_dir() / f"docs-{version}-{fingerprint()}.sqlite"
 
 
-def all_sections() -> Iterable[Section]:
+def all_sections(guide_paths: list[Path] | None = None) -> Iterable[Section]:
     from .api_reference import api_sections
     from .sdk_model import read_sdk
 
-    yield from guides.guide_sections()
+    yield from guides.guide_sections(guide_paths)
     yield from api_sections(read_sdk())
+
+
+def guides_index(guide_paths: list[Path]) -> Path:
+    """An index with these guides in place of the packaged ones (the API reference as
+    usual), cached like the default one under a fingerprint that includes them."""
+    h = hashlib.sha256(f"{fingerprint()}\n".encode())
+    for path in guide_paths:
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    version, _ = _sdk_dir()
+    target = cache_dir() / f"docs-{version}-guides-{h.hexdigest()[:16]}.sqlite"
+    try:
+        build(target, guide_paths=guide_paths)
+    except OSError:  # a read-only cache: as get_index does
+        target = Path(tempfile.gettempdir()) / "stripebench" / target.name
+        build(target, guide_paths=guide_paths)
+    return target
 
 
 def write_index(path: Path, sections: Iterable[Section]) -> int:
@@ -138,8 +154,10 @@ def write_index(path: Path, sections: Iterable[Section]) -> int:
     return count
 
 
-def build(path: Path | None = None, force: bool = False) -> BuildInfo:
-    """Build the index unless an up-to-date one is already cached."""
+def build(path: Path | None = None, force: bool = False,
+          guide_paths: list[Path] | None = None) -> BuildInfo:
+    """Build the index unless an up-to-date one is already cached (`guide_paths`: these
+    guides instead of the packaged ones)."""
     target = path or index_path()
     if target.exists() and not force:
         return BuildInfo(target, _count(target), 0.0, reused=True)
@@ -150,7 +168,7 @@ def build(path: Path | None = None, force: bool = False) -> BuildInfo:
         if target.exists() and not force:
             return BuildInfo(target, _count(target), 0.0, reused=True)
         started = time.perf_counter()
-        count = write_index(target, all_sections())
+        count = write_index(target, all_sections(guide_paths))
         return BuildInfo(target, count, time.perf_counter() - started, reused=False)
 
 

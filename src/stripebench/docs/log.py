@@ -91,9 +91,11 @@ def read_log(path: str | Path) -> list[dict[str, Any]]:
     return out
 
 
-def search_and_record(query: str, limit: int = 5, **extra: Any) -> tuple[str, dict[str, Any]]:
-    """The tool's text for the agent and the record to keep in the trial's transcript."""
-    hits = get_index().search(query, limit)
+def search_and_record(query: str, limit: int = 5, index: Path | None = None, **extra: Any
+                      ) -> tuple[str, dict[str, Any]]:
+    """The tool's text for the agent and the record to keep in the trial's transcript
+    (`index`: a run's own corpus, see harness/interventions.py)."""
+    hits = get_index(index).search(query, limit)
     return format_hits(query, hits), make_record(query, hits, limit, **extra)
 
 

@@ -48,11 +48,28 @@ def run_command(
         "call; past it the oldest tool outputs and screenshots are replaced by short "
         "placeholders (0: send the whole conversation)."),
     report: bool = typer.Option(True, help="Print the report at the end."),
+    label: str | None = typer.Option(None, help="Name of this arm of an experiment "
+                                      "(reports and compare show it)."),
+    system_prompt: Path | None = typer.Option(None, help="openai/anthropic agents: this "
+                                              "file replaces the system prompt."),
+    system_prompt_addendum: Path | None = typer.Option(
+        None, help="openai/anthropic agents: this file is appended to the system prompt."),
+    skills: Path | None = typer.Option(None, help="A directory copied into each trial's "
+                                       "workdir as .skills/ and named in the prompt."),
+    tools: str | None = typer.Option(None, help="The agent's tools: bash,view,submit (only "
+                                     "those), -browser* (all but those); patterns allowed."),
+    docs: Path | None = typer.Option(None, help="Guides (*.md) the docs search uses on top "
+                                     "of the packaged ones (see --docs-mode)."),
+    docs_mode: str = typer.Option("overlay", help="overlay: --docs guides replace same-named "
+                                  "packaged ones and add new ones; replace: only --docs "
+                                  "guides."),
 ) -> None:
     """Run an agent over tasks: every trial graded and recorded under --out."""
     from rich.console import Console
 
     from .agents import BUILTIN, AgentError, default_agent, make_agent
+    from .interventions import InterventionError, Interventions
+    from .prompt import system_prompt as arm_system_prompt
     from .runner import RunError, RunPlan, execute, pending
     from .task import TaskError, discover, select
     from .trial import SCORED
@@ -65,9 +82,20 @@ def run_command(
         model = model or default_model
     options: dict[str, object] = {"context_budget": context_budget} if agent in BUILTIN else {}
     try:
+        arm = Interventions.from_options(label, system_prompt, system_prompt_addendum, skills,
+                                         tools, docs, docs_mode)
+    except InterventionError as exc:
+        raise _fail(str(exc)) from None
+    if arm.touches_system_prompt and agent not in BUILTIN:
+        raise _fail(f"--system-prompt and --system-prompt-addendum apply to the "
+                    f"{' and '.join(BUILTIN)} agents; {agent} has no system prompt of ours")
+    agent_options = dict(options)
+    if agent in BUILTIN and (arm.touches_system_prompt or arm.restricted_tools):
+        agent_options["system_prompt"] = arm_system_prompt(arm)
+    try:
         chosen = select(discover(_tasks_root(tasks_dir)), tasks or None, category)
         # fail fast on bad options
-        make_agent(agent, model, script=script, base_url=base_url, options=options)
+        make_agent(agent, model, script=script, base_url=base_url, options=agent_options)
     except (TaskError, AgentError) as exc:
         raise _fail(str(exc)) from None
     if not chosen:
@@ -79,16 +107,24 @@ def run_command(
     plan = RunPlan(out=out, tasks=chosen, agent_name=agent, model=model, attempts=attempts,
                    parallel=parallel, sandbox=sandbox, resume=resume,
                    retry_errors=retry_errors, agent_timeout=agent_timeout,
-                   max_turns=max_turns, extra=dict(options))
+                   max_turns=max_turns, extra=dict(options), interventions=arm)
     console = Console()
     try:
         todo, done = pending(plan) if resume else (None, 0)
     except Exception:  # noqa: BLE001 - progress only
         todo, done = None, 0
     total = len(chosen) * attempts
-    console.print(f"[b]{agent}[/b]{' ' + model if model else ''}: {total} trial(s) of "
+    console.print(f"[b]{agent}[/b]{' ' + model if model else ''}"
+                  f"{f' ({label})' if label else ''}: {total} trial(s) of "
                   f"{len(chosen)} task(s) in {sandbox} sandboxes → {out}"
                   + (f" ({done} already done)" if done else ""))
+    from .interventions import describe
+
+    for name, what in describe({"interventions": arm.record()}).items():
+        console.print(f"  {name}: {what}", markup=False)
+    if arm.tools is not None and "submit" not in arm.tools:
+        console.print("  note: without `submit` an agent ends only by stopping or at its "
+                      "limits", markup=False)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress("[progress.description]{task.description}", BarColumn(),
@@ -107,7 +143,7 @@ def run_command(
 
         try:
             execute(plan, lambda: make_agent(agent, model, script=script, base_url=base_url,
-                                             options=options), on_result=on_result)
+                                             options=agent_options), on_result=on_result)
         except RunError as exc:
             raise _fail(str(exc)) from None
     del todo
@@ -121,7 +157,8 @@ def run_command(
         (out / "report.md").write_text(markdown(summaries))
         (out / "report.html").write_text(page(summaries))
         console.print(f"Reports: {out}/report.md, {out}/report.html "
-                      f"(compare runs: stripebench report RUN...)")
+                      f"(side by side: stripebench report RUN...; paired, with a verdict: "
+                      f"stripebench compare RUN_A RUN_B)")
 
 
 def report_command(
@@ -146,6 +183,44 @@ def report_command(
         terminal(summaries)
     for target, text in ((markdown, lambda: markdown_text(summaries)),
                          (csv, lambda: csv_text(summaries)), (html, lambda: page(summaries))):
+        if target is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text())
+            typer.echo(f"wrote {target}")
+
+
+def compare_command(
+    runs: list[Path] = typer.Argument(..., help="Run A (the baseline), then run B (and "
+                                      "more: each is compared with A)."),
+    alpha: float = typer.Option(0.05, help="Significance level; intervals are 1 - alpha."),
+    seed: int = typer.Option(0, help="Seed of the bootstrap (same seed, same numbers)."),
+    resamples: int = typer.Option(10_000, min=100, help="Bootstrap resamples."),
+    markdown: Path | None = typer.Option(None, "--markdown", help="Write Markdown here."),
+    html: Path | None = typer.Option(None, "--html", help="Write the HTML page here."),
+    quiet: bool = typer.Option(False, help="No terminal output."),
+) -> None:
+    """Paired comparison by task and attempt: B - A in score, success, turns, tokens and
+    cost, with bootstrap intervals, an exact sign-flip test and a verdict."""
+    from ..results import load_run
+    from ..results.compare import compare_runs
+    from ..results.compare_report import markdown as markdown_text
+    from ..results.compare_report import page, terminal
+    from ..results.store import RunNotFound
+
+    if len(runs) < 2:
+        raise _fail("compare needs two runs or more: RUN_A RUN_B [...]")
+    if not 0 < alpha < 0.5:
+        raise _fail("--alpha must be between 0 and 0.5")
+    try:
+        loaded = [load_run(r) for r in runs]
+    except RunNotFound as exc:
+        raise _fail(str(exc)) from None
+    comparisons = [compare_runs(loaded[0], b, alpha=alpha, seed=seed, resamples=resamples)
+                   for b in loaded[1:]]
+    if not quiet:
+        typer.echo(terminal(comparisons))
+    for target, text in ((markdown, lambda: markdown_text(comparisons)),
+                         (html, lambda: page(comparisons))):
         if target is not None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text())

@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .task import Task
+
+if TYPE_CHECKING:
+    from .interventions import Interventions
 
 PROMPTS = Path(__file__).parent / "prompts"
 
 
-def system_prompt() -> str:
-    return (PROMPTS / "system.md").read_text()
+def system_prompt(arm: Interventions | None = None) -> str:
+    """The built-in agents' system prompt; an experiment's arm may replace it, append to
+    it, or offer fewer tools (see harness/interventions.py)."""
+    text = (PROMPTS / "system.md").read_text()
+    if arm is None:
+        return text
+    from .interventions import system_text
+
+    return system_text(text, arm)
 
 
 def task_prompt(task: Task, workdir: Path, env: dict[str, str],

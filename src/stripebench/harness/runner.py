@@ -21,6 +21,7 @@ from typing import Any
 
 from .agents import Agent
 from .emulator import Emulator
+from .interventions import InterventionError, Interventions
 from .task import Task
 from .trial import TrialConfig, run_trial, write_json_atomic
 
@@ -45,6 +46,7 @@ class RunPlan:
     agent_timeout: float | None = None
     max_turns: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    interventions: Interventions = field(default_factory=Interventions)
 
     def __post_init__(self) -> None:
         # Trials run setup commands and services from other directories: a relative
@@ -76,6 +78,7 @@ def prepare(plan: RunPlan) -> dict[str, Any]:
             raise RunError(f"{plan.out} was run with agent {meta['agent']} model "
                            f"{meta.get('model')}; cannot resume with {plan.agent_name} "
                            f"{plan.model}")
+        _same_interventions(plan, meta)
         meta["tasks"] = sorted(set(meta["tasks"]) | {t.id for t in plan.tasks})
         meta["attempts"] = max(meta["attempts"], plan.attempts)
         meta.setdefault("resumed", []).append(time.time())
@@ -84,9 +87,29 @@ def prepare(plan: RunPlan) -> dict[str, Any]:
         meta = {"run_id": f"{plan.out.name}-{secrets.token_hex(3)}", "name": plan.out.name,
                 "agent": plan.agent_name, "model": plan.model,
                 "tasks": [t.id for t in plan.tasks], "attempts": plan.attempts,
-                "sandbox": plan.sandbox, "created": time.time(), **plan.extra}
+                "sandbox": plan.sandbox, "created": time.time(), **plan.extra,
+                **({"label": plan.interventions.label} if plan.interventions.label else {}),
+                "interventions": _prepare_interventions(plan)}
     write_json_atomic(meta_path, meta)
     return meta
+
+
+def _prepare_interventions(plan: RunPlan) -> dict[str, Any]:
+    try:
+        return plan.interventions.prepare(plan.out)
+    except InterventionError as exc:
+        raise RunError(str(exc)) from None
+
+
+def _same_interventions(plan: RunPlan, meta: dict[str, Any]) -> None:
+    """A resumed run must test what it started testing (or its arms would mix)."""
+    asked = _prepare_interventions(plan)
+    label = plan.interventions.label
+    if asked != meta.get("interventions", {}) or (label and label != meta.get("label")):
+        raise RunError(f"{plan.out} was started with other interventions "
+                       f"({meta.get('label') or 'no label'}: {meta.get('interventions')}); "
+                       "resume with the same --label, --system-prompt, "
+                       "--system-prompt-addendum, --skills, --tools and --docs")
 
 
 def pending(plan: RunPlan) -> tuple[list[tuple[Task, int]], int]:
@@ -113,7 +136,7 @@ def execute(plan: RunPlan, make_agent: Callable[[], Agent],
     emulator = emulator or Emulator.start()
     config = TrialConfig(run_id=meta["run_id"], agent_name=plan.agent_name, model=plan.model,
                          sandbox=plan.sandbox, agent_timeout=plan.agent_timeout,
-                         max_turns=plan.max_turns)
+                         max_turns=plan.max_turns, interventions=plan.interventions)
     results: list[dict[str, Any]] = []
     lock = threading.Lock()
 

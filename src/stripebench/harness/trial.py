@@ -25,6 +25,7 @@ from typing import Any
 from . import fixtures as fixture_mod
 from .agents.base import Agent, AgentContext, AgentOutcome
 from .emulator import Emulator, trial_account_id
+from .interventions import SKILLS_DIR, Interventions
 from .prompt import task_prompt
 from .sandbox import Sandbox, SandboxError, make_sandbox, wheelhouse
 from .task import Task
@@ -34,7 +35,8 @@ from .transcript import Transcript
 SCORED = ("completed", "turn_limit")
 AGENT_GRACE_SECONDS = 15
 GRADER_DIR = ".stripebench/grader"
-SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", ".deps"}
+SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", ".deps",
+                SKILLS_DIR}
 
 
 @dataclass
@@ -45,6 +47,7 @@ class TrialConfig:
     sandbox: str = "local"
     agent_timeout: float | None = None  # overrides the task's
     max_turns: int | None = None
+    interventions: Interventions | None = None  # the arm's changes (run.json)
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
@@ -230,12 +233,14 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
     toolbox: Toolbox | None = None
     account = None
     timings: dict[str, float] = {}
+    arm = config.interventions or Interventions()
     try:
         # ---------------------------------------------------------------- set-up
         if task.environment.is_dir():
             shutil.copytree(task.environment, workdir, symlinks=True)
         else:
             workdir.mkdir()
+        skills = arm.install_skills(workdir)
         account = emulator.create_account(trial_account_id(task.id, attempt), task.api_version)
         record["account"] = account.id
         refs = fixture_mod.seed(emulator.base, account.secret_key, task.fixtures,
@@ -256,8 +261,10 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         agent_timeout = config.agent_timeout or task.agent_timeout
         deadline = time.monotonic() + agent_timeout
         toolbox = Toolbox(sandbox, transcript, deadline=deadline,
-                          browser_launch=_browser_launch(sandbox, emulator))
-        prompt = task_prompt(task, sandbox.workdir, env, ports)
+                          browser_launch=_browser_launch(sandbox, emulator),
+                          **arm.toolbox_options())
+        prompt = task_prompt(task, sandbox.workdir, env, ports) + arm.prompt_note(
+            workdir, sandbox.workdir, skills)
         (trial_dir / "prompt.md").write_text(prompt)
         mcp_config = trial_dir / "mcp.json"
         write_json_atomic(mcp_config, {"workdir": str(workdir), "sandbox": config.sandbox,
@@ -266,7 +273,8 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
                                        "deadline_unix": time.time() + agent_timeout,
                                        # an external agent's server joins this sandbox
                                        "attach": getattr(sandbox, "attach_info",
-                                                         lambda: None)()})
+                                                         lambda: None)(),
+                                       **arm.toolbox_options()})
         ctx = AgentContext(task=task, sandbox=sandbox, toolbox=toolbox, transcript=transcript,
                            prompt=prompt, deadline=deadline,
                            max_turns=config.max_turns or task.max_turns, env=env,

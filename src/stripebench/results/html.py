@@ -13,7 +13,7 @@ from typing import Any
 
 from ..harness.transcript import read
 from .aggregate import RunSummary
-from .report import pct, turn_range, unhelpful_queries
+from .report import interventions, pct, turn_range, unhelpful_queries
 
 COLORS = ["#635bff", "#00a67e", "#f5a623", "#e5424d", "#0a84ff", "#8e44ad"]
 STYLE = """
@@ -104,6 +104,10 @@ def transcript_html(folder: Path) -> str:
 
 def page(summaries: list[RunSummary]) -> str:
     body = ["<h1>stripebench results</h1>"]
+    changed = interventions(summaries)
+    if changed:
+        body.append("<h2>Interventions</h2><ul>" + "".join(
+            f"<li>{escape(line)}</li>" for line in changed) + "</ul>")
     categories = sorted({c.category for s in summaries for c in s.categories})
     series = [(s.run.label, [next((c.mean for c in s.categories if c.category == cat), None)
                              for cat in categories]) for s in summaries]

@@ -39,8 +39,24 @@ def _attempts(task: Any) -> str:
     return f"{task.valid}/{task.attempts}"
 
 
+def interventions(summaries: list[RunSummary]) -> list[str]:
+    """What each run changed from the defaults (run --label, --tools, ...), one line each."""
+    from ..harness.interventions import describe
+
+    out = []
+    for s in summaries:
+        about = describe(s.run.meta)
+        about.pop("label", None)
+        if about:
+            out.append(f"{s.run.label}: " + "; ".join(f"{k}: {v}" for k, v in about.items()))
+    return out
+
+
 def markdown(summaries: list[RunSummary]) -> str:
     lines = ["# stripebench results", ""]
+    changed = interventions(summaries)
+    if changed:
+        lines += ["## Interventions", ""] + [f"- {line}" for line in changed] + [""]
     lines += ["## By category", "", "| Run | Category | Mean score | Tasks | Turns |",
               "|---|---|---:|---:|---|"]
     for s in summaries:
@@ -83,6 +99,8 @@ def terminal(summaries: list[RunSummary]) -> None:
     from rich.table import Table
 
     console = Console()
+    for line in interventions(summaries):
+        console.print(f"Intervention: {line}", markup=False)
     for s in summaries:
         table = Table(title=f"{s.run.label} — run {s.run.run_id}")
         for column in ("Task", "Category", "Score", "Turns", "Valid", "Sub-problems"):
@@ -119,8 +137,8 @@ def terminal(summaries: list[RunSummary]) -> None:
                           f"({q['where']})", markup=False)
 
 
-def unhelpful_queries(runs: list[Run]) -> list[dict[str, Any]]:
-    """Docs searches with no or weak hits (Stripe found documentation bugs this way)."""
+def search_records(runs: list[Run]) -> list[dict[str, Any]]:
+    """Every documentation search in the runs' transcripts, with where it was made."""
     records = []
     for run in runs:
         for trial in run.trials:
@@ -128,6 +146,12 @@ def unhelpful_queries(runs: list[Run]) -> list[dict[str, Any]]:
                 if event.get("type") == "docs_search":
                     records.append({**event, "where": f"{trial['task']} #{trial['attempt']} "
                                                       f"({run.label})"})
+    return records
+
+
+def unhelpful_queries(runs: list[Run]) -> list[dict[str, Any]]:
+    """Docs searches with no or weak hits (Stripe found documentation bugs this way)."""
+    records = search_records(runs)
     try:
         from ..docs.log import unhelpful_queries as judge
     except ImportError:

@@ -24,6 +24,8 @@ class Run:
 
     @property
     def label(self) -> str:
+        if self.meta.get("label"):  # an experiment's arm (run --label)
+            return str(self.meta["label"])
         agent, model = self.meta.get("agent", "?"), self.meta.get("model")
         return f"{agent}:{model}" if model else str(agent)
 

@@ -23,7 +23,7 @@ class ModelAgent:
                  max_tokens: int | None = None, max_nudges: int = 2,
                  backoff_base: float = 1.0,
                  context_budget: int = DEFAULT_CONTEXT_BUDGET, keep_turns: int = 3,
-                 keep_images: int = 3) -> None:
+                 keep_images: int = 3, system_prompt: str | None = None) -> None:
         if provider not in ("openai", "anthropic"):
             raise ValueError(f"unknown provider {provider!r}")
         self.name = provider
@@ -37,10 +37,12 @@ class ModelAgent:
         self.context_budget = context_budget
         self.keep_turns = keep_turns
         self.keep_images = keep_images
+        self.system_prompt = system_prompt  # an experiment's own (run --system-prompt...)
 
     def _conversation(self, ctx: AgentContext) -> Any:
         cls = OpenAIConversation if self.name == "openai" else AnthropicConversation
-        return cls(str(self.model), system_prompt(), ctx.prompt, ctx.toolbox.specs,
+        system = system_prompt() if self.system_prompt is None else self.system_prompt
+        return cls(str(self.model), system, ctx.prompt, ctx.toolbox.specs,
                    base_url=self.base_url, max_tokens=self.max_tokens)
 
     def _step(self, conversation: Any, ctx: AgentContext, outcome: AgentOutcome) -> Reply:

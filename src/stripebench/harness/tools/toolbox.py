@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 from ..sandbox import Sandbox, SandboxError
@@ -90,8 +91,13 @@ class Toolbox:
 
     def __init__(self, sandbox: Sandbox, transcript: Transcript | None = None,
                  browser_launch: dict[str, Any] | None = None,
-                 deadline: float | None = None) -> None:
+                 deadline: float | None = None, tools: list[str] | None = None,
+                 docs_index: str | None = None) -> None:
         self.sandbox = sandbox
+        # an experiment's arm may offer fewer tools (the others are refused) and its own
+        # documentation index (see harness/interventions.py)
+        self._specs = [s for s in SPECS if tools is None or s.name in tools]
+        self.docs_index = docs_index
         self.transcript = transcript or Transcript(None)
         self.browser_launch = browser_launch  # Playwright launch options (see browser.py)
         self.deadline = deadline  # time.monotonic() by which every command must end
@@ -101,7 +107,7 @@ class Toolbox:
 
     @property
     def specs(self) -> list[ToolSpec]:
-        return SPECS
+        return self._specs
 
     @property
     def browser(self) -> BrowserSession:
@@ -132,9 +138,9 @@ class Toolbox:
         return max(1.0, min(wanted, self.deadline - time.monotonic()))
 
     def _dispatch(self, name: str, args: dict[str, Any]) -> ToolResult:
-        if name not in SPEC_BY_NAME:
-            return ToolResult(f"Unknown tool {name!r}. Tools: {', '.join(SPEC_BY_NAME)}",
-                              is_error=True)
+        if name not in SPEC_BY_NAME or SPEC_BY_NAME[name] not in self._specs:
+            return ToolResult(f"Unknown tool {name!r}. Tools: "
+                              f"{', '.join(s.name for s in self._specs)}", is_error=True)
         if name == "bash":
             return self.bash(str(args["command"]), float(args.get("timeout") or 120))
         if name in FILE_TOOLS:
@@ -165,7 +171,8 @@ class Toolbox:
             return ToolResult("Documentation search is not available in this installation.",
                               is_error=True)
         try:
-            text, record = search_and_record(query, max(1, min(limit, 20)))
+            text, record = search_and_record(query, max(1, min(limit, 20)), index=Path(
+                self.docs_index) if self.docs_index else None)
         except Exception as exc:  # noqa: BLE001 - report, do not crash the agent
             self.transcript.add("docs_search", query=query, results=0, error=str(exc))
             return ToolResult(f"Documentation search failed: {exc}", is_error=True)
