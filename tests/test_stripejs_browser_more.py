@@ -235,9 +235,10 @@ def test_retrieve_intents_with_the_client_secret(page: Any, merchant: Merchant,
     error = _result(page)["error"]
     assert error["type"] == "invalid_request_error"
     _start(page, "sepa", pi.client_secret or "")  # only cards are emulated: a clear error
-    sepa = _result(page)["error"]
-    assert sepa["code"] == "emulator_unsupported"
-    assert "stripe.confirmSepaDebitPayment()" in sepa["message"]
+    page.wait_for_function("window.__out !== undefined")
+    sepa = page.evaluate("window.__out")
+    assert sepa["name"] == "IntegrationError"
+    assert "stripe.confirmSepaDebitPayment()" in sepa["thrown"]
 
 
 def test_confirm_payment_3ds_then_return_url(page: Any, merchant: Merchant,

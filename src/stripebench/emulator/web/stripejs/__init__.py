@@ -33,9 +33,18 @@ def _source(name: str) -> str:
     return (HERE / name).read_text(encoding="utf-8")
 
 
+# Inserted into stripe.js's closure, in this order: they share its helpers.
+PARTS = ("embedded.js", "releases.js")
+
+
 def script(version: int | str) -> bytes:
-    """Stripe.js with its `Stripe.version` (3 for /v3/, the release name otherwise)."""
-    return _source("stripe.js").replace("__STRIPE_VERSION__", json.dumps(version)).encode()
+    """Stripe.js with its `Stripe.version` (3 for /v3/, the release name otherwise).
+
+    One source serves every release; `RELEASE` inside it picks each release's surface.
+    """
+    parts = "\n".join(_source(name) for name in PARTS)
+    source = _source("stripe.js").replace("  /*__PARTS__*/\n", parts)
+    return source.replace("__STRIPE_VERSION__", json.dumps(version)).encode()
 
 
 def _js(version: int | str) -> Response:

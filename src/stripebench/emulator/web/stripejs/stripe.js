@@ -74,6 +74,7 @@
   var ELEMENT_TYPES = ['card', 'cardNumber', 'cardExpiry', 'cardCvc', 'payment', 'address',
                        'linkAuthentication', 'expressCheckout', 'paymentRequestButton'];
   var FRAMELESS = ['expressCheckout', 'paymentRequestButton'];
+  var checkElementType = function (type) {};  // per release: set in releases.js
   var FRAME_HEIGHT = {card: 40, cardNumber: 40, cardExpiry: 40, cardCvc: 40, payment: 230,
                       address: 340, linkAuthentication: 80};
 
@@ -250,10 +251,7 @@
   }
 
   Elements.prototype.create = function (type, options) {
-    if (ELEMENT_TYPES.indexOf(type) < 0) {
-      throw new Error('A valid Element name must be provided. Valid Elements are: ' +
-        ELEMENT_TYPES.join(', ') + '; you passed: ' + type + '.');
-    }
+    checkElementType(type);
     var exists = this._elements[type];
     if (exists && !exists._destroyed) {
       throw new Error('Can only create one Element of type ' + type + '.');
@@ -366,11 +364,21 @@
 
   function Stripe(key, options) {
     if (!(this instanceof Stripe)) return new Stripe(key, options);
-    if (typeof key !== 'string' || !key) {
-      throw new Error('Please call Stripe() with your publishable key. You used an empty string.');
+    if (typeof key !== 'string') {
+      throw integrationError('Missing value for Stripe(): apiKey should be a string.');
     }
-    if (/^sk_/.test(key)) {
-      throw new Error('You should not use your secret key with Stripe.js. Please pass a publishable key instead.');
+    if (!key) {
+      throw integrationError('Please call Stripe() with your publishable key. You used an ' +
+        'empty string.');
+    }
+    if (/^(sk|rk)_/.test(key)) {
+      throw integrationError('You should not use your secret key with Stripe.js. Please pass ' +
+        'a publishable key instead.');
+    }
+    // A placeholder ('YOUR_PUBLISHABLE_KEY', '<pk>') fails here, as it does with Stripe.js.
+    if (!/^pk_(test|live)_\w+$/.test(key)) {
+      throw integrationError('Invalid value for Stripe(): apiKey should be a publishable key ' +
+        'starting with pk_test_ or pk_live_. You specified: ' + key + '.');
     }
     this._key = key;
     this._options = options || {};
@@ -641,7 +649,6 @@
   Stripe.prototype.confirmCardSetup = function (secret, data, options) {
     return this._confirm(secret, data, {handleActions: !options || options.handleActions !== false});
   };
-  Stripe.prototype.handleCardSetup = Stripe.prototype.confirmCardSetup;
 
   // confirmPayment / confirmSetup: Payment Element flows with return_url redirects.
   Stripe.prototype._confirmWithElements = function (kind, options) {
@@ -716,114 +723,7 @@
   Stripe.prototype.handleCardAction = function (secret) {
     return this.handleNextAction({clientSecret: secret});
   };
-
-  // Stripe.js calls for payment methods other than cards: answered with a Stripe-shaped
-  // error naming what is missing, rather than a TypeError.
-  ['collectBankAccountForPayment', 'collectBankAccountForSetup', 'collectBankAccountToken',
-   'collectFinancialConnectionsAccounts', 'confirmUsBankAccountPayment',
-   'confirmUsBankAccountSetup', 'verifyMicrodepositsForPayment', 'verifyMicrodepositsForSetup',
-   'confirmAcssDebitPayment', 'confirmAcssDebitSetup', 'confirmAffirmPayment',
-   'confirmAfterpayClearpayPayment', 'confirmAlipayPayment', 'confirmAuBecsDebitPayment',
-   'confirmBancontactPayment', 'confirmBoletoPayment', 'confirmCashappPayment',
-   'confirmCustomerBalancePayment', 'confirmEpsPayment', 'confirmFpxPayment',
-   'confirmGiropayPayment', 'confirmGrabPayPayment', 'confirmIdealPayment',
-   'confirmKlarnaPayment', 'confirmKonbiniPayment', 'confirmOxxoPayment',
-   'confirmP24Payment', 'confirmPayNowPayment', 'confirmPayPalPayment', 'confirmPixPayment',
-   'confirmPromptPayPayment', 'confirmSepaDebitPayment', 'confirmSepaDebitSetup',
-   'confirmSofortPayment', 'confirmWechatPayPayment', 'confirmAlipaySetup',
-   'confirmBacsDebitSetup', 'confirmBancontactSetup', 'confirmIdealSetup',
-   'confirmSofortSetup', 'confirmPayPalSetup', 'confirmCashappSetup',
-   'createRadarSession', 'verifyIdentity'].forEach(function (name) {
-    if (Stripe.prototype[name]) return;
-    Stripe.prototype[name] = function () {
-      return Promise.resolve({error: {type: 'invalid_request_error', code: 'emulator_unsupported',
-        message: 'The local Stripe emulator does not support stripe.' + name +
-          '() (only card payments are emulated).'}});
-    };
-  });
-
-  Stripe.prototype.paymentRequest = function (options) {
-    // Wallets are not available in the emulator: canMakePayment resolves null, as it does
-    // in a browser without Apple Pay / Google Pay.
-    return {
-      canMakePayment: function () { return Promise.resolve(null); },
-      show: function () { throw new Error('Payment Request is not available in the local Stripe emulator.'); },
-      update: function () {}, on: function () { return this; }, off: function () { return this; },
-      isShowing: function () { return false; }, _options: options
-    };
-  };
-
-  // ------------------------------------------------------------------ Embedded Checkout
-  // The Checkout page itself is served by the emulator's Checkout module at
-  //   checkout.stripe.com /c/embedded/{cs_test_...}?client_secret=...&parent_origin=...
-  // and reports back with window.parent.postMessage:
-  //   {type: 'stripebench:checkout-complete', session: 'cs_test_...', return_url: '...'}
-  //   {type: 'stripebench:checkout-resize', height: 640}
-  //   {type: 'stripebench:checkout-redirect', url: '...'}   (navigate the top page)
-  function EmbeddedCheckout(stripe, options) {
-    this._stripe = stripe;
-    this._options = options || {};
-    this._frame = null;
-    this._onMessage = this._onMessage.bind(this);
-  }
-  EmbeddedCheckout.prototype._secret = function () {
-    var o = this._options;
-    if (o.clientSecret) return Promise.resolve(o.clientSecret);
-    if (typeof o.fetchClientSecret === 'function') return Promise.resolve(o.fetchClientSecret());
-    return Promise.reject(new Error('initEmbeddedCheckout needs fetchClientSecret or clientSecret.'));
-  };
-  EmbeddedCheckout.prototype.mount = function (target) {
-    var self = this;
-    var node = typeof target === 'string' ? document.querySelector(target) : target;
-    if (!node) throw new Error('The selector you specified (' + target + ') applies to no DOM elements.');
-    this._container = node;
-    return this._secret().then(function (secret) {
-      if (self._destroyed) return;
-      var session = String(secret).split('_secret_')[0];
-      var frame = document.createElement('iframe');
-      frame.name = 'embedded-checkout';
-      frame.title = 'Embedded Checkout';
-      frame.setAttribute('allow', 'payment *; publickey-credentials-get *');
-      frame.setAttribute('data-stripebench', 'embedded-checkout');
-      frame.style.cssText = 'border:none;width:100%;min-height:640px;display:block;';
-      frame.src = hostUrl('checkout.stripe.com', '/c/embedded/' + encodeURIComponent(session)) +
-        '?client_secret=' + encodeURIComponent(secret) + '&parent_origin=' +
-        encodeURIComponent(location.origin);
-      window.addEventListener('message', self._onMessage);
-      node.appendChild(frame);
-      self._frame = frame;
-    });
-  };
-  EmbeddedCheckout.prototype._onMessage = function (ev) {
-    var msg = ev.data;
-    if (!msg || !this._frame || ev.source !== this._frame.contentWindow) return;
-    if (msg.type === 'stripebench:checkout-resize' && msg.height) {
-      this._frame.style.height = msg.height + 'px';
-    } else if (msg.type === 'stripebench:checkout-complete') {
-      if (typeof this._options.onComplete === 'function') this._options.onComplete();
-      else if (msg.return_url) window.location.assign(msg.return_url);
-    } else if (msg.type === 'stripebench:checkout-redirect' && msg.url) {
-      window.location.assign(msg.url);
-    }
-  };
-  EmbeddedCheckout.prototype.unmount = function () {
-    window.removeEventListener('message', this._onMessage);
-    if (this._frame && this._frame.parentNode) this._frame.parentNode.removeChild(this._frame);
-    this._frame = null;
-  };
-  EmbeddedCheckout.prototype.destroy = function () {
-    this.unmount();
-    this._destroyed = true;
-  };
-
-  Stripe.prototype.initEmbeddedCheckout = function (options) {
-    return Promise.resolve(new EmbeddedCheckout(this, options));
-  };
-
-  // Element types the emulator does not draw fail loudly.
-  Stripe.prototype.initCheckout = function () {
-    throw new Error('initCheckout (Checkout Elements) is not supported by the local Stripe emulator.');
-  };
+  /*__PARTS__*/
 
   window.Stripe = Stripe;
 })();
