@@ -66,9 +66,9 @@ def test_react_7_embedded_checkout_mounts_and_pays(page: Any, merchant: Merchant
     assert done.customer_details.email == "react@example.com"
 
 
-PROBE = """async ([key, secret, method]) => {
+PROBE = """async ([key, secret, method, options]) => {
   try {
-    const stripe = Stripe(key);
+    const stripe = Stripe(key, options);
     const checkout = await stripe[method]({fetchClientSecret: async () => secret});
     checkout.mount('#checkout');
     return {ok: true};
@@ -117,7 +117,7 @@ def test_another_accounts_key_cannot_open_the_session(page: Any, merchant: Merch
     # The owner's key opens it, on the legacy release through initEmbeddedCheckout.
     _blank(page, merchant, "basil")
     opened = page.evaluate(PROBE, [account["publishable_key"], session.client_secret,
-                                   "initEmbeddedCheckout"])
+                                   "initEmbeddedCheckout", {}])
     assert opened == {"ok": True}
     page.frame_locator("iframe[name=embedded-checkout]").get_by_label("Email").wait_for()
 
@@ -150,3 +150,31 @@ def test_another_accounts_key_cannot_confirm_its_intent(page: Any, merchant: Mer
     page.get_by_role("button", name="Pay").click()
     page.get_by_text(re.compile(r"Error: No such payment.intent")).wait_for()
     assert client.v1.payment_intents.retrieve(intent.id).status == "requires_payment_method"
+
+
+def test_platform_key_with_stripe_account_opens_a_connected_session(
+        page: Any, merchant: Merchant, emulator: Any, account: dict[str, str],
+        client: stripe.StripeClient) -> None:
+    """Connect: Stripe(platformKey, {stripeAccount}) opens the connected account's session
+    (https://docs.stripe.com/js/initializing); an account that is not connected cannot."""
+    connected = emulator.app.store.create_account(parent=account["id"])
+    session = client.v1.checkout.sessions.create(params={
+        "mode": "payment", "ui_mode": "embedded_page", "redirect_on_completion": "never",
+        "line_items": [{"quantity": 1, "price_data": {
+            "currency": "usd", "unit_amount": 900, "product_data": {"name": "Tent peg"}}}]},
+        options={"stripe_account": connected.id})
+    _blank(page, merchant)
+    alone = page.evaluate(PROBE, [account["publishable_key"], session.client_secret,
+                                  "createEmbeddedCheckoutPage", {}])
+    assert "No such checkout.session" in alone.get("message", ""), alone
+    opened = page.evaluate(PROBE, [account["publishable_key"], session.client_secret,
+                                   "createEmbeddedCheckoutPage",
+                                   {"stripeAccount": connected.id}])
+    assert opened == {"ok": True}
+    page.frame_locator("iframe[name=embedded-checkout]").get_by_text("Tent peg").first.wait_for()
+    stranger = emulator.new_account()
+    _blank(page, merchant)
+    refused = page.evaluate(PROBE, [stranger["publishable_key"], session.client_secret,
+                                    "createEmbeddedCheckoutPage",
+                                    {"stripeAccount": connected.id}])
+    assert "does not have access to account" in refused.get("message", ""), refused
