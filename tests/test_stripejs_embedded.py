@@ -178,3 +178,29 @@ def test_platform_key_with_stripe_account_opens_a_connected_session(
                                     "createEmbeddedCheckoutPage",
                                     {"stripeAccount": connected.id}])
     assert "does not have access to account" in refused.get("message", ""), refused
+
+
+ONE_AT_A_TIME = """async ([key, secret]) => {
+  const stripe = Stripe(key);
+  const options = {fetchClientSecret: async () => secret};
+  const first = await stripe.createEmbeddedCheckoutPage(options);
+  let second;
+  try { await stripe.createEmbeddedCheckoutPage(options); second = 'created'; }
+  catch (e) { second = e.name + ': ' + e.message; }
+  first.destroy();
+  const third = await stripe.createEmbeddedCheckoutPage(options);
+  third.mount('#checkout');
+  return {second, mounted: document.querySelectorAll('iframe').length};
+}"""
+
+
+def test_one_embedded_checkout_at_a_time(page: Any, merchant: Merchant, account: dict[str, str],
+                                         client: stripe.StripeClient) -> None:
+    """A second instance before destroy() is an IntegrationError, as the Embedded Checkout
+    reference says (https://docs.stripe.com/js/embedded_checkout/destroy)."""
+    session = _session(client)
+    _blank(page, merchant)
+    got = page.evaluate(ONE_AT_A_TIME, [account["publishable_key"], session.client_secret])
+    assert got["second"].startswith("IntegrationError: stripe.createEmbeddedCheckoutPage(): "
+                                    "only one Embedded Checkout"), got
+    assert got["mounted"] == 1

@@ -11,6 +11,9 @@
   //   {type: 'stripebench:checkout-complete', session: 'cs_test_...', return_url: '...'}
   //   {type: 'stripebench:checkout-resize', height: 640}
   //   {type: 'stripebench:checkout-redirect', url: '...'}   (navigate the top page)
+  // Stripe allows one Embedded Checkout per page until destroy() releases it.
+  var activeEmbedded = null;
+
   function EmbeddedCheckout(stripe, options, secret) {
     this._stripe = stripe;
     this._options = options;
@@ -81,10 +84,15 @@
   EmbeddedCheckout.prototype.destroy = function () {
     this.unmount();
     this._destroyed = true;
+    if (activeEmbedded === this) activeEmbedded = null;
   };
 
   function createEmbeddedCheckout(stripe, method, options) {
     options = options || {};
+    if (activeEmbedded) {
+      throw integrationError('stripe.' + method + '(): only one Embedded Checkout can exist ' +
+        'on a page at a time. Call destroy() on the existing one before creating another.');
+    }
     var hasSecret = typeof options.clientSecret === 'string';
     var hasFetch = typeof options.fetchClientSecret === 'function';
     if (hasSecret === hasFetch) {
@@ -111,6 +119,11 @@
             err.type = (body && body.error && body.error.type) || 'invalid_request_error';
             throw err;
           }
+          if (activeEmbedded) {
+            throw integrationError('stripe.' + method + '(): only one Embedded Checkout can ' +
+              'exist on a page at a time. Call destroy() on the existing one first.');
+          }
+          activeEmbedded = checkout;
           return checkout;
         });
       });
