@@ -19,6 +19,7 @@ from checkout_helpers import price
 from stripebench.emulator.web.checkout.locales import (
     LABELS,
     LOCALES,
+    MESSAGES,
     Translator,
     pick_locale,
 )
@@ -44,7 +45,8 @@ def test_every_locale_the_sdk_accepts_has_a_translation() -> None:
 def test_each_locale_translates_the_page_labels(locale: str) -> None:
     t = Translator(locale)
     assert t.locale == locale
-    same = [key for key in LABELS if t(key) == ENGLISH(key) and key not in SHARED_WORDS]
+    same = [key for key in LABELS + MESSAGES
+            if t(key) == ENGLISH(key) and key not in SHARED_WORDS]
     assert same == [], f"{locale} shows English for {same}"
 
 
@@ -76,6 +78,7 @@ def test_pages_render_in_every_locale(page: Page, client: stripe.StripeClient) -
 
 
 def test_korean_session_is_korean_end_to_end(page: Page, client: stripe.StripeClient) -> Any:
+    """Labels, money and an inline error in Korean (before: the page was English)."""
     item = price(client, 5000, "Tea set", currency="krw")
     session = client.v1.checkout.sessions.create(params={
         "mode": "payment", "locale": "ko", "success_url": SUCCESS,
@@ -85,3 +88,6 @@ def test_korean_session_is_korean_end_to_end(page: Page, client: stripe.StripeCl
     expect(page.get_by_text("카드 번호").first).to_be_visible()
     expect(page.locator("body")).to_contain_text("₩10,000")
     expect(page.locator("body")).to_contain_text("소계")
+    page.get_by_label("이메일").fill("not-an-email")
+    page.locator("#submit").click()
+    expect(page.locator("#err-email")).to_have_text("이메일 주소가 올바르지 않습니다.")

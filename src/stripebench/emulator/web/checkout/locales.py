@@ -5,7 +5,9 @@ in translations/<locale>.json: its page strings, number style, date pattern and 
 symbols. A regional locale (`en-GB`, `pt-BR`, `zh-TW` ...) names its `base` and only
 overrides what differs. A string missing from a locale falls back to its base, then to
 English, never to a key name. en, fr, de, es and ja translate every string; the others
-translate the page's own labels (LABELS) and fall back to English for the rest.
+translate the page's own labels (LABELS) and the messages a shopper meets most (MESSAGES:
+card and field errors, the confirmation and expiry pages) and fall back to English for the
+rest.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ LABELS = ("contact", "email", "phone", "shipping_address", "shipping_method",
           "total_due_today", "shipping", "tax", "add_promo", "promotion_code", "apply",
           "remove", "back", "powered_by", "terms", "privacy", "pay_merchant", "subscribe_to",
           "per_month", "per_year", "complete_title", "expired_title", "qty", "full_name")
+
+# Inline errors and status pages: every locale translates these too.
+MESSAGES = ("err_required", "err_email", "err_card_number", "err_card_invalid", "err_expiry",
+            "err_expiry_past", "err_expiry_invalid", "err_expiry_date_past", "err_cvc",
+            "err_phone", "err_promo_invalid", "complete_body", "expired_body", "complete_setup")
 
 
 @cache
