@@ -141,3 +141,39 @@ def test_removed_methods_throw_and_name_their_replacement(page: Any, emulator: A
     assert bool(walked["elements"]["paymentRequestButton"].get("ok")) == (release != "endive")
     assert ("A valid Element name" in walked["elements"]["affirmMessage"]["message"]) == \
         _at_least(release, "clover")
+
+
+GROUP = """async () => {
+  const elements = Stripe('pk_test_walk').elements();
+  let ended = 0;
+  elements.on('update-end', () => { ended += 1; });
+  const returned = elements.update({locale: 'fr'});
+  const isPromise = !!returned && typeof returned.then === 'function';
+  await (isPromise ? returned : new Promise((r) => setTimeout(r, 20)));
+  let radios;
+  try {
+    elements.create('payment', {layout: {type: 'accordion', radios: true}});
+    radios = 'created';
+  } catch (e) { radios = e.name + ': ' + e.message; }
+  return {isPromise, ended, radios};
+}"""
+
+
+@pytest.mark.parametrize("release", TRAINS)
+def test_dahlia_elements_update_promise_and_radios_enum(page: Any, emulator: Any,
+                                                        release: str) -> None:
+    """From dahlia, elements.update() returns a Promise
+    (https://docs.stripe.com/changelog/dahlia/2026-03-25/elements-update-returns-promise) and
+    layout.radios refuses booleans
+    (https://docs.stripe.com/changelog/dahlia/2026-03-25/disallow-booleans-for-radios);
+    'update-end' fires in every release."""
+    page.set_content(f"<script src='{_script_url(emulator.base, release)}'></script>")
+    got = page.evaluate(GROUP)
+    dahlia = _at_least(release, "dahlia")
+    assert got["isPromise"] == dahlia
+    assert got["ended"] == 1
+    if dahlia:
+        assert got["radios"].startswith("IntegrationError: Invalid value for "
+                                        "elements.create('payment'): layout.radios"), got
+    else:
+        assert got["radios"] == "created"

@@ -181,6 +181,7 @@
     this._stripe = stripe;
     this._options = Object.assign({}, options || {});
     this._elements = {};
+    this._handlers = {};
     this._submitted = false;
   }
 
@@ -206,8 +207,17 @@
   };
   Elements.prototype.update = function (options) { Object.assign(this._options, options || {}); };
   Elements.prototype.fetchUpdates = function () { return Promise.resolve({}); };
-  Elements.prototype.on = function () { return this; };
-  Elements.prototype.off = function () { return this; };
+  // Group events ('update-end' after elements.update()).
+  Elements.prototype.on = function (event, handler) {
+    (this._handlers[event] = this._handlers[event] || []).push(handler);
+    return this;
+  };
+  Elements.prototype.off = function (event, handler) {
+    var list = this._handlers[event] || [];
+    this._handlers[event] = handler ? list.filter(function (h) { return h !== handler; }) : [];
+    return this;
+  };
+  Elements.prototype._emit = Element.prototype._emit;
   Elements.prototype.submit = function () {
     var self = this;
     var el = this._elements.payment || this._elements.card;

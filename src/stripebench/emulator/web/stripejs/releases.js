@@ -7,7 +7,8 @@
   //   dahlia: initEmbeddedCheckout -> createEmbeddedCheckoutPage, initCheckout ->
   //           initCheckoutElementsSdk; handleCardPayment, confirmPaymentIntent,
   //           handleFpxPayment, handleCardSetup, confirmSetupIntent, createSource and
-  //           retrieveSource removed (they throw an IntegrationError).
+  //           retrieveSource removed (they throw an IntegrationError); elements.update()
+  //           returns a Promise; layout.radios no longer takes booleans.
   // Every method a release's @stripe/stripe-js typings declare is either implemented here
   // or throws an IntegrationError naming it (tests/test_stripejs_releases.py walks them).
   var TRAINS = [3, 'acacia', 'basil', 'clover', 'dahlia', 'endive'];
@@ -141,6 +142,31 @@
       'the Sources API is not modelled; use stripe.createPaymentMethod()');
     proto.retrieveSource = unsupported('retrieveSource', 'the Sources API is not modelled');
   }
+
+  // dahlia: elements.update() returns a Promise, settled once the update is applied;
+  // every release still fires the group's 'update-end' event.
+  var applyUpdate = Elements.prototype.update;
+  Elements.prototype.update = function (options) {
+    var group = this;
+    applyUpdate.call(group, options);
+    var applied = Promise.resolve().then(function () { group._emit('update-end', {}); });
+    return since('dahlia') ? applied : undefined;
+  };
+
+  // dahlia: the Payment Element's layout.radios takes only its enum (no more booleans).
+  var RADIOS = ['always', 'auto', 'if_multiple', 'never'];
+  var createElement = Elements.prototype.create;
+  Elements.prototype.create = function (type, options) {
+    var layout = options && options.layout;
+    var radios = layout && typeof layout === 'object' ? layout.radios : undefined;
+    if (type === 'payment' && radios !== undefined && since('dahlia') &&
+        RADIOS.indexOf(radios) < 0) {
+      throw integrationError('Invalid value for elements.create(\'payment\'): ' +
+        'layout.radios should be one of ' + RADIOS.join(', ') + '. You specified: ' +
+        radios + '.');
+    }
+    return createElement.call(this, type, options);
+  };
 
   // Element types by release (from each release's @stripe/stripe-js typings): the ones the
   // emulator draws are in ELEMENT_TYPES; the rest of a release's types throw naming the type.
