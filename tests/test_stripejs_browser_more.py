@@ -235,9 +235,10 @@ def test_retrieve_intents_with_the_client_secret(page: Any, merchant: Merchant,
     error = _result(page)["error"]
     assert error["type"] == "invalid_request_error"
     _start(page, "sepa", pi.client_secret or "")  # only cards are emulated: a clear error
-    sepa = _result(page)["error"]
-    assert sepa["code"] == "emulator_unsupported"
-    assert "stripe.confirmSepaDebitPayment()" in sepa["message"]
+    page.wait_for_function("window.__out !== undefined")
+    sepa = page.evaluate("window.__out")
+    assert sepa["name"] == "IntegrationError"
+    assert "stripe.confirmSepaDebitPayment()" in sepa["thrown"]
 
 
 def test_confirm_payment_3ds_then_return_url(page: Any, merchant: Merchant,
@@ -498,3 +499,53 @@ def test_create_confirmation_token_then_confirm_on_the_server(
     assert charge.billing_details.name == "Token Buyer"
     assert charge.billing_details.address is not None
     assert charge.billing_details.address.postal_code == "94107"
+
+
+def test_legacy_handle_card_payment_and_setup_before_dahlia(page: Any, merchant: Merchant,
+                                                           account: dict[str, str],
+                                                           client: stripe.StripeClient) -> None:
+    """`handleCardPayment` / `handleCardSetup` still work on v3 and are gone in dahlia
+    (https://docs.stripe.com/changelog/dahlia/2026-03-25/remove-legacy-stripejs-methods)."""
+    frame = _open(page, merchant, account)
+    _fill_card(frame, "4242424242424242")
+    pi = _intent(client)
+    _start(page, "legacyHandle", pi.client_secret or "")
+    assert _result(page)["paymentIntent"]["status"] == "succeeded"
+    charge = client.v1.charges.retrieve(str(client.v1.payment_intents.retrieve(pi.id)
+                                            .latest_charge))
+    assert charge.billing_details.name == "Legacy Handler"
+    customer = client.v1.customers.create()
+    si = client.v1.setup_intents.create(params={"customer": customer.id})
+    _start(page, "legacySetup", si.client_secret or "")
+    assert _result(page)["setupIntent"]["status"] == "succeeded"
+    page.goto(f"{merchant.base}/more.html?pk={account['publishable_key']}&release=dahlia")
+    page.wait_for_selector("body[data-ready='1']")
+    _start(page, "legacyHandle", _intent(client).client_secret or "")
+    page.wait_for_function("window.__out !== undefined")
+    gone = page.evaluate("window.__out")
+    assert gone["name"] == "IntegrationError"
+    assert "stripe.handleCardPayment() was removed in Stripe.js dahlia" in gone["thrown"]
+    assert "stripe.confirmCardPayment()" in gone["thrown"]
+
+
+def test_redirect_to_checkout_before_clover(page: Any, merchant: Merchant,
+                                            account: dict[str, str],
+                                            client: stripe.StripeClient) -> None:
+    """redirectToCheckout({sessionId}) opens the hosted page up to basil; clover removed it
+    (https://docs.stripe.com/changelog/clover/2025-09-30/remove-redirect-to-checkout)."""
+    session = client.v1.checkout.sessions.create(params={
+        "mode": "payment", "success_url": "https://shop.test/ok",
+        "line_items": [{"quantity": 1, "price_data": {
+            "currency": "usd", "unit_amount": 700, "product_data": {"name": "Sticker"}}}]})
+    page.goto(f"{merchant.base}/more.html?pk={account['publishable_key']}&release=basil")
+    page.wait_for_selector("body[data-ready='1']")
+    _start(page, "redirect", session.id)
+    page.wait_for_url(f"**/c/pay/{session.id}")
+    page.get_by_text("Sticker").first.wait_for()
+    page.goto(f"{merchant.base}/more.html?pk={account['publishable_key']}&release=clover")
+    page.wait_for_selector("body[data-ready='1']")
+    _start(page, "redirect", session.id)
+    page.wait_for_function("window.__out !== undefined")
+    gone = page.evaluate("window.__out")
+    assert gone["name"] == "IntegrationError"
+    assert "stripe.redirectToCheckout() was removed in Stripe.js clover" in gone["thrown"]

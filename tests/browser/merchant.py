@@ -1,7 +1,8 @@
 """A tiny merchant web server for browser tests: serves tests/browser/ pages.
 
 Pages are templates: `{{STRIPE_JS}}` becomes the emulator's Stripe.js URL, so each page
-loads Stripe.js with a plain script tag, as a merchant's page does.
+loads Stripe.js with a plain script tag, as a merchant's page does. `?release=endive`
+(any release train) swaps `/v3/` for that release's `/endive/stripe.js`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
@@ -34,7 +35,12 @@ class Merchant:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                path = urlsplit(self.path).path
+                url = urlsplit(self.path)
+                path = url.path
+                release = parse_qs(url.query).get("release", [""])[0]
+                stripe_js = merchant.stripe_js
+                if release.isalpha():
+                    stripe_js = stripe_js.replace("/v3/", f"/{release}/stripe.js")
                 if path == "/react/app.js" and merchant.react_bundle is not None:
                     body = merchant.react_bundle.read_bytes()
                 else:
@@ -43,8 +49,7 @@ class Merchant:
                     if HERE not in file.parents or not file.is_file():
                         self.send_error(404)
                         return
-                    body = file.read_bytes().replace(b"{{STRIPE_JS}}",
-                                                     merchant.stripe_js.encode())
+                    body = file.read_bytes().replace(b"{{STRIPE_JS}}", stripe_js.encode())
                     path = str(file)
                 self.send_response(200)
                 self.send_header("content-type", TYPES.get(Path(path).suffix, "text/plain"))

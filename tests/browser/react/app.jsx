@@ -1,10 +1,11 @@
 // A small React storefront on @stripe/react-stripe-js, bundled by esbuild in the tests.
 // Nothing here knows about the emulator: loadStripe finds the Stripe.js the page loaded.
-import React, {useState} from 'react';
+import React, {useMemo, useState} from 'react';
 import {createRoot} from 'react-dom/client';
 import {loadStripe} from '@stripe/stripe-js';
 import {
-  CardElement, Elements, PaymentElement, useElements, useStripe,
+  CardElement, Elements, EmbeddedCheckout, EmbeddedCheckoutProvider, PaymentElement,
+  useElements, useStripe,
 } from '@stripe/react-stripe-js';
 
 const query = new URLSearchParams(window.location.search);
@@ -56,7 +57,25 @@ function PaymentForm() {
   );
 }
 
+// Embedded Checkout: react-stripe-js 6+ calls stripe.createEmbeddedCheckoutPage().
+function EmbeddedShop() {
+  const [done, setDone] = useState(false);
+  const options = useMemo(() => ({
+    fetchClientSecret: () => Promise.resolve(clientSecret),
+    onComplete: () => setDone(true),
+  }), []);
+  return (
+    <div>
+      <p role="status">{done ? 'Checkout complete' : 'Checking out'}</p>
+      <EmbeddedCheckoutProvider stripe={stripePromise} options={options}>
+        <EmbeddedCheckout id="checkout" />
+      </EmbeddedCheckoutProvider>
+    </div>
+  );
+}
+
 function App() {
+  if (query.get('mode') === 'embedded-checkout') return <EmbeddedShop />;
   if (query.get('mode') === 'payment-element') {
     return (
       <Elements stripe={stripePromise} options={{clientSecret, appearance: {theme: 'stripe'}}}>

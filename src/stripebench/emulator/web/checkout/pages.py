@@ -31,6 +31,7 @@ from ...versions import LATEST
 from .. import Web, page
 from . import view
 from .countries import BILLING_DEFAULTS, country_name
+from .keys import key_problem
 from .locales import Translator, pick_locale
 
 HERE = Path(__file__).parent
@@ -166,16 +167,42 @@ def hosted_page(web: Web, session: str) -> Response:
     return render_page(web, ctx, obj, embedded=False)
 
 
-@page(HOST, "GET", "/c/embedded/{session}")
-@_guard
-def embedded_page(web: Web, session: str) -> Response:
+def _embedded_context(web: Web, session: str) -> tuple[Ctx, dict[str, Any]]:
+    """The session an embedded page or its init call asks for, if this key may open it."""
     ctx, obj = _context(web, session)
-    secret = web.request.query_params().get("client_secret")
+    query = web.request.query_params()
+    secret = query.get("client_secret")
     if secret and secret != obj.get("client_secret"):
         raise PageError(404, "No such Checkout Session.")
     if obj["ui_mode"] == "hosted_page":
         raise PageError(404, "This Checkout Session is not an embedded session.")
+    key = query.get("key")
+    if key is not None:  # Stripe.js always sends its key; a direct link has the secret
+        problem = key_problem(web.store, ctx.account, obj["id"], key,
+                              query.get("stripe_account"))
+        if problem is not None:
+            raise PageError(*problem)
+    return ctx, obj
+
+
+@page(HOST, "GET", "/c/embedded/{session}")
+@_guard
+def embedded_page(web: Web, session: str) -> Response:
+    ctx, obj = _embedded_context(web, session)
     return render_page(web, ctx, obj, embedded=True)
+
+
+@page(HOST, "GET", "/c/embedded/{session}/init")
+def embedded_init(web: Web, session: str) -> Response:
+    """What createEmbeddedCheckoutPage asks before it resolves: may this key open it?"""
+    try:
+        _ctx, obj = _embedded_context(web, session)
+    except PageError as exc:
+        kind = "authentication_error" if exc.status == 401 else "invalid_request_error"
+        return Response.json({"error": {"type": kind, "message": str(exc)}}, exc.status,
+                             headers={"access-control-allow-origin": "*"})
+    return Response.json({"id": obj["id"], "status": obj["status"]},
+                         headers={"access-control-allow-origin": "*"})
 
 
 def _json_body(web: Web) -> dict[str, Any]:

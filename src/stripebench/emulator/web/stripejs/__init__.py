@@ -16,6 +16,7 @@ from ...http import Response
 from .. import Web, escape, page
 
 HERE = Path(__file__).parent
+CARD_INPUT = HERE.parent / "checkout/static/cardinput.js"
 RELEASES = ("acacia", "basil", "clover", "dahlia", "endive")
 ELEMENT_TYPES = ("card", "cardNumber", "cardExpiry", "cardCvc", "payment", "address",
                  "linkAuthentication")
@@ -33,9 +34,25 @@ def _source(name: str) -> str:
     return (HERE / name).read_text(encoding="utf-8")
 
 
+@cache
+def _frame_script() -> str:
+    """The iframe's script: the card inputs shared with the Checkout page, then frame.js."""
+    shared = CARD_INPUT.read_text(encoding="utf-8")
+    return shared + "\n" + _source("frame.js")
+
+
+# Inserted into stripe.js's closure, in this order: they share its helpers.
+PARTS = ("elements.js", "embedded.js", "releases.js")
+
+
 def script(version: int | str) -> bytes:
-    """Stripe.js with its `Stripe.version` (3 for /v3/, the release name otherwise)."""
-    return _source("stripe.js").replace("__STRIPE_VERSION__", json.dumps(version)).encode()
+    """Stripe.js with its `Stripe.version` (3 for /v3/, the release name otherwise).
+
+    One source serves every release; `RELEASE` inside it picks each release's surface.
+    """
+    parts = "\n".join(_source(name) for name in PARTS)
+    source = _source("stripe.js").replace("  /*__PARTS__*/\n", parts)
+    return source.replace("__STRIPE_VERSION__", json.dumps(version)).encode()
 
 
 def _js(version: int | str) -> Response:
@@ -66,5 +83,5 @@ def element_frame(web: Web, kind: str) -> Response:
     if kind not in ELEMENT_TYPES:
         return Response.html(f"<h1>Unknown Element type {escape(kind)}</h1>", 404)
     html = (_source("frame.html").replace("__TITLE__", TITLES[kind])
-            .replace("__KIND__", kind).replace("__SCRIPT__", _source("frame.js")))
+            .replace("__KIND__", kind).replace("__SCRIPT__", _frame_script()))
     return Response.html(html)

@@ -12,28 +12,10 @@
   var options = {};
   try { options = JSON.parse(params.get('options') || '{}'); } catch (e) { options = {}; }
 
-  var BRANDS = [
-    ['amex', /^3[47]/, 15, 4], ['diners', /^3(0[0-5]|[689])/, 14, 3],
-    ['discover', /^(6011|65|64[4-9])/, 16, 3], ['jcb', /^35/, 16, 3],
-    ['unionpay', /^62/, 16, 3], ['mastercard', /^(5[1-5]|2[2-7])/, 16, 3], ['visa', /^4/, 16, 3]
-  ];
-
-  function brandOf(digits) {
-    for (var i = 0; i < BRANDS.length; i++) {
-      if (BRANDS[i][1].test(digits)) return BRANDS[i];
-    }
-    return ['unknown', null, 16, 3];
-  }
-
-  function luhn(digits) {
-    var sum = 0;
-    for (var i = 0; i < digits.length; i++) {
-      var d = +digits[digits.length - 1 - i];
-      if (i % 2 === 1) { d *= 2; if (d > 9) d -= 9; }
-      sum += d;
-    }
-    return sum % 10 === 0;
-  }
+  var Card = window.StripebenchCard;  // cardinput.js, inlined before this script
+  var brandOf = Card.brandOf;
+  var luhn = Card.luhn;
+  var digits = Card.digits;
 
   function send(type, payload) {
     window.parent.postMessage({__sb: true, id: ID, type: type, payload: payload || {}}, PARENT);
@@ -47,7 +29,7 @@
     wrap.className = 'field field-' + name;
     var input = document.createElement(attrs.tag || 'input');
     input.id = 'sb-' + name;
-    input.name = attrs.autocomplete || name;
+    input.name = attrs.name || attrs.autocomplete || name;
     if (attrs.tag !== 'select') {
       input.type = 'text';
       input.setAttribute('inputmode', attrs.inputmode || 'text');
@@ -83,18 +65,23 @@
       fields.email.input.value = options.defaultValues.email;
     }
   }
+  // Input names as Stripe's: the Card Elements' (cardnumber, exp-date, cvc, postal) and
+  // the Payment Element's (number, expiry, cvc, country, postalCode).
+  var NAMES = KIND === 'payment'
+    ? {number: 'number', expiry: 'expiry', cvc: 'cvc', postal: 'postalCode'}
+    : {number: 'cardnumber', expiry: 'exp-date', cvc: 'cvc', postal: 'postal'};
   if (KIND === 'card' || KIND === 'cardNumber' || KIND === 'payment') {
-    row.appendChild(field('number', 'Card number', {
+    row.appendChild(field('number', 'Card number', {name: NAMES.number,
       placeholder: KIND === 'payment' ? '1234 1234 1234 1234' : 'Card number',
-      inputmode: 'numeric', autocomplete: 'cc-number', maxLength: 23}, labelled));
+      inputmode: 'numeric', autocomplete: 'cc-number'}, labelled));
   }
   if (KIND === 'card' || KIND === 'cardExpiry' || KIND === 'payment') {
-    row.appendChild(field('expiry', 'Expiration date', {placeholder: 'MM / YY',
-      inputmode: 'numeric', autocomplete: 'cc-exp', maxLength: 7}, labelled));
+    row.appendChild(field('expiry', 'Expiration date', {name: NAMES.expiry,
+      placeholder: 'MM / YY', inputmode: 'numeric', autocomplete: 'cc-exp'}, labelled));
   }
   if (KIND === 'card' || KIND === 'cardCvc' || KIND === 'payment') {
-    row.appendChild(field('cvc', 'Security code', {placeholder: 'CVC', inputmode: 'numeric',
-      autocomplete: 'cc-csc', maxLength: 4}, labelled));
+    row.appendChild(field('cvc', 'Security code', {name: NAMES.cvc, placeholder: 'CVC',
+      inputmode: 'numeric', autocomplete: 'cc-csc'}, labelled));
   }
   // Payment Element `fields.billingDetails`: 'never' (or address / its parts 'never') hides
   // the country and ZIP inputs; the page then passes them at confirm time.
@@ -133,6 +120,7 @@
   }
   if (wantsPostal || KIND === 'address') {
     row.appendChild(field('postal', KIND === 'card' ? 'ZIP' : 'ZIP code', {
+      name: KIND === 'address' ? 'postalCode' : NAMES.postal,
       placeholder: KIND === 'card' ? 'ZIP' : '12345', autocomplete: 'postal-code', maxLength: 10},
       labelled));
   }
@@ -146,25 +134,6 @@
   }
 
   var touched = {};
-
-  function digits(value) { return (value || '').replace(/\D/g, ''); }
-
-  function formatNumber(value) {
-    var d = digits(value).slice(0, 19);
-    var brand = brandOf(d)[0];
-    if (brand === 'amex') return d.replace(/^(\d{0,4})(\d{0,6})(\d{0,5}).*/, function (m, a, b, c) {
-      return [a, b, c].filter(Boolean).join(' ');
-    });
-    return d.replace(/(\d{4})(?=\d)/g, '$1 ');
-  }
-
-  function formatExpiry(value, deleting) {
-    var d = digits(value).slice(0, 4);
-    if (d.length === 1 && d > '1') d = '0' + d;
-    if (d.length >= 3) return d.slice(0, 2) + ' / ' + d.slice(2);
-    if (d.length === 2 && !deleting) return d + ' / ';
-    return d;
-  }
 
   function value(name) { return fields[name] ? fields[name].input.value.trim() : ''; }
 
@@ -297,15 +266,18 @@
     send('change', s);
   }
 
+  // Formatting and auto-advance (number -> expiry -> CVC -> postal code), as Stripe's.
+  Card.attach({number: fields.number && fields.number.input,
+               expiry: fields.expiry && fields.expiry.input,
+               cvc: fields.cvc && fields.cvc.input,
+               after: fields.postal && withCard ? fields.postal.input : null,
+               spillAfter: true, onInput: changed});
+
   Object.keys(fields).forEach(function (name) {
     var input = fields[name].input;
-    input.addEventListener('input', function (ev) {
-      var deleting = ev.inputType && ev.inputType.indexOf('delete') === 0;
-      if (name === 'number') input.value = formatNumber(input.value);
-      if (name === 'expiry') input.value = formatExpiry(input.value, deleting);
-      if (name === 'cvc') input.value = digits(input.value).slice(0, 4);
-      changed();
-    });
+    if (name !== 'number' && name !== 'expiry' && name !== 'cvc') {
+      input.addEventListener('input', changed);  // the card parts report through attach
+    }
     input.addEventListener('change', changed);
     input.addEventListener('focus', function () { send('focus', {elementType: KIND}); });
     input.addEventListener('blur', function () {

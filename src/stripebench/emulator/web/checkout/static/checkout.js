@@ -11,6 +11,15 @@
   var submit = document.getElementById("submit");
   var paymentType = "card";
 
+  // Card number, expiry and CVC format as typed and move on when complete (cardinput.js).
+  if (window.StripebenchCard && document.getElementById("card-number")) {
+    window.StripebenchCard.attach({
+      number: document.getElementById("card-number"),
+      expiry: document.getElementById("card-expiry"),
+      cvc: document.getElementById("card-cvc"),
+      after: document.getElementById("card-name"), spillAfter: false});
+  }
+
   function post(path, body) {
     return fetch(base + path, {
       method: "POST", headers: {"Content-Type": "application/json"},

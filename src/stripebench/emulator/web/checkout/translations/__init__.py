@@ -1,0 +1,1 @@
+"""The Checkout page's translations: one JSON file per locale (see ../locales.py)."""
