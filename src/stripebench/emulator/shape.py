@@ -73,8 +73,12 @@ def _field_default(name: str, field: dict[str, Any]) -> Any:
     if kind == "integer":
         return 0
     if kind == "string":
-        enum = field.get("enum")
-        return enum[0] if enum else ""
+        if field.get("enum"):
+            # Never the enum's first value: that invents a state (a fresh dispute
+            # "manual"ly submitted). Stripe's value where it is known, else null for the
+            # resource to set (the shape test reports any left unset).
+            return _blank_enums().get(id(field))
+        return ""
     if kind == "array":
         return []
     if kind == "map":
@@ -82,6 +86,43 @@ def _field_default(name: str, field: dict[str, Any]) -> Any:
     if kind == "object":
         return _default(field)
     return None
+
+
+# What Stripe shows in enum fields the emulator leaves to the blank, by object and path
+# (checked against the API reference of each object).
+BLANK_ENUM_VALUES: dict[str, dict[str, str]] = {
+    "dispute": {"evidence_details.submission_method": "not_submitted"},
+    # The only billing mode the emulator runs (subscriptions carry it too).
+    "subscription_schedule": {"billing_mode.type": "classic"},
+    # No preset durations are offered, so a pause lasts until resumed.
+    "billing_portal.configuration": {"features.subscription_pause.duration.type": "indefinite"},
+}
+# Nested hashes that take the same value wherever they appear: an unset `issuer` is the
+# account itself.
+BLANK_ENUM_BY_HASH: dict[tuple[str, str], str] = {("issuer", "type"): "self"}
+
+
+@cache
+def _blank_enums() -> dict[int, str]:
+    """Schema enum specs (by identity: loaded once, never changed) -> their blank value."""
+    found: dict[int, str] = {}
+
+    def walk(fields: dict[str, Any], object_type: str, path: str, parent: str) -> None:
+        for name, spec in fields.items():
+            if spec.get("type") == "array":
+                spec = spec.get("items") or {}
+            where = f"{path}{name}"
+            if spec.get("type") == "object" and "fields" in spec:
+                walk(spec["fields"], object_type, f"{where}.", name)
+            elif spec.get("enum"):
+                value = BLANK_ENUM_VALUES.get(object_type, {}).get(where) or \
+                    BLANK_ENUM_BY_HASH.get((parent, name))
+                if value is not None:
+                    found[id(spec)] = value
+
+    for object_type, spec in schema.load()["objects"].items():
+        walk(spec.get("fields", {}), object_type, "", "")
+    return found
 
 
 @cache

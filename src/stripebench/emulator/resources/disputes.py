@@ -42,7 +42,8 @@ def open_dispute(ctx: Ctx, charge: dict[str, Any], reason: str) -> dict[str, Any
                       is_charge_refundable=False, evidence={k: None for k in EVIDENCE_FIELDS},
                       evidence_details={"due_by": ctx.now() + 7 * 86400,
                                         "enhanced_eligibility": {}, "has_evidence": False,
-                                        "past_due": False, "submission_count": 0},
+                                        "past_due": False, "submission_count": 0,
+                                        "submission_method": "not_submitted"},
                       payment_method_details={"type": "card", "card": {
                           "brand": (charge["payment_method_details"]["card"] or {}).get("brand"),
                           "case_type": "inquiry" if inquiry else "chargeback",
@@ -109,6 +110,7 @@ def update(ctx: Ctx, params: dict[str, Any], dispute: str) -> dict[str, Any]:
     ctx.emit("charge.dispute.updated", obj, changed(before, obj))
     if params.get("submit", True) and params.get("evidence"):
         obj["evidence_details"]["submission_count"] += 1
+        obj["evidence_details"]["submission_method"] = "manual"  # through the API
         text = str(obj["evidence"].get("uncategorized_text") or "")
         if "winning_evidence" in text or "losing_evidence" in text:
             _settle(ctx, obj, won="winning_evidence" in text)
