@@ -52,8 +52,9 @@ def _default(spec: dict[str, Any]) -> Any:
     kind = spec.get("type")
     if kind == "object" and "fields" in spec:
         out: dict[str, Any] = {}
+        per_type = _per_type_fields().get(id(spec["fields"]), frozenset())
         for name, field in spec["fields"].items():
-            if field.get("type") == "list" or name == "deleted":
+            if field.get("type") == "list" or name == "deleted" or name in per_type:
                 continue  # included lists and `deleted` appear only when Stripe sends them
             out[name] = _field_default(name, field)
         return out
@@ -125,6 +126,54 @@ def _blank_enums() -> dict[int, str]:
     return found
 
 
+# Hashes keyed by payment method type, by object and path ("" is the object itself).
+# Stripe sends only the types in play (a card charge's `payment_method_details` holds
+# `card` and `type`), never the fifty others as null.
+PER_TYPE_HASHES: dict[str, tuple[str, ...]] = {
+    "payment_method": ("",),
+    "charge": ("payment_method_details",),
+    "payment_intent": ("payment_method_options",),
+    "setup_intent": ("payment_method_options",),
+    "checkout.session": ("payment_method_options",),
+    "confirmation_token": ("payment_method_preview",),
+    "dispute": ("payment_method_details",),
+    "refund": ("destination_details",),
+    "setup_attempt": ("payment_method_details",),
+    "mandate": ("payment_method_details",),
+    "payment_record": ("payment_method_details",),
+}
+
+
+@cache
+def _per_type_fields() -> dict[int, frozenset[str]]:
+    """Schema field dicts (by identity) of the hashes above -> their per-type keys: the
+    payment method types, the legacy Sources types a charge may name, and the values of
+    the hash's own `type` (a refund's `destination_details` also names bank transfers)."""
+    objects = schema.load()["objects"]
+    method_types = set(objects["payment_method"]["fields"]["type"]["enum"]) | {
+        "ach_credit_transfer", "ach_debit", "sepa_credit_transfer", "stripe_account", "wechat"}
+    found: dict[int, frozenset[str]] = {}
+    for object_type, paths in PER_TYPE_HASHES.items():
+        for path in paths:
+            spec = objects.get(object_type) or {}
+            for part in filter(None, path.split(".")):
+                spec = spec.get("fields", {}).get(part, {})
+            fields = spec.get("fields")
+            if not fields:
+                continue
+            own = set((fields.get("type") or {}).get("enum") or ())
+            found[id(fields)] = frozenset(n for n in fields if n in method_types | own)
+    return found
+
+
+def per_type_keys(object_type: str, path: str) -> frozenset[str]:
+    """The per-type keys of one of the hashes in PER_TYPE_HASHES (for tests and checks)."""
+    spec = schema.object_schema(object_type) or {}
+    for part in filter(None, path.split(".")):
+        spec = spec.get("fields", {}).get(part, {})
+    return _per_type_fields().get(id(spec.get("fields")), frozenset())
+
+
 @cache
 def _fields(object_type: str) -> dict[str, Any] | None:
     spec = schema.object_schema(object_type)
@@ -156,11 +205,13 @@ def _plan(fields: dict[str, Any]) -> tuple[list[tuple[str, dict[str, Any]]],
     plan = _PLANS.get(id(fields))
     if plan is None:
         fill, nested = [], []
+        per_type = _per_type_fields().get(id(fields), frozenset())
         for name, spec in fields.items():
             kind = spec.get("type")
             # Lists appear only when Stripe sends them; `deleted` only on deletions; an unset
             # nested map (`fixed_amount.currency_options`) is left out rather than null.
-            skip = kind == "list" or name == "deleted" or (kind == "map" and spec.get("nullable"))
+            skip = kind == "list" or name == "deleted" or (
+                kind == "map" and spec.get("nullable")) or name in per_type
             if not skip:
                 fill.append((name, spec))
             items = spec.get("items") or {}
