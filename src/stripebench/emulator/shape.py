@@ -19,6 +19,9 @@ def _blank_template(object_type: str) -> dict[str, Any]:
     obj = _default(spec)
     assert isinstance(obj, dict)
     obj["object"] = object_type
+    obj.update(clone(BLANK_FIELDS.get(object_type, {})))
+    for name in BLANK_HASHES.get(object_type, ()):
+        obj[name] = _default(spec["fields"][name])
     return obj
 
 
@@ -89,6 +92,11 @@ def _field_default(name: str, field: dict[str, Any]) -> Any:
     return None
 
 
+# Nullable fields Stripe fills on every new object: a subscription's
+# `cancellation_details` is a hash of nulls until it is canceled, its `default_tax_rates` an
+# empty list (https://docs.stripe.com/api/subscriptions/object).
+BLANK_FIELDS: dict[str, dict[str, Any]] = {"subscription": {"default_tax_rates": []}}
+BLANK_HASHES: dict[str, tuple[str, ...]] = {"subscription": ("cancellation_details",)}
 # What Stripe shows in enum fields the emulator leaves to the blank, by object and path
 # (checked against the API reference of each object).
 BLANK_ENUM_VALUES: dict[str, dict[str, str]] = {
@@ -146,9 +154,10 @@ PER_TYPE_HASHES: dict[str, tuple[str, ...]] = {
 
 @cache
 def _per_type_fields() -> dict[int, frozenset[str]]:
-    """Schema field dicts (by identity) of the hashes above -> their per-type keys: the
-    payment method types, the legacy Sources types a charge may name, and the values of
-    the hash's own `type` (a refund's `destination_details` also names bank transfers)."""
+    """Schema field dicts (by identity) of the hashes above -> their per-type keys: every
+    key but `type` when all the others are optional hashes (a refund's
+    `destination_details` also names bank transfers), else the payment method types and
+    the legacy Sources types a charge may name."""
     objects = schema.load()["objects"]
     method_types = set(objects["payment_method"]["fields"]["type"]["enum"]) | {
         "ach_credit_transfer", "ach_debit", "sepa_credit_transfer", "stripe_account", "wechat"}
@@ -161,8 +170,11 @@ def _per_type_fields() -> dict[int, frozenset[str]]:
             fields = spec.get("fields")
             if not fields:
                 continue
-            own = set((fields.get("type") or {}).get("enum") or ())
-            found[id(fields)] = frozenset(n for n in fields if n in method_types | own)
+            others = {n: f for n, f in fields.items() if n != "type"}
+            if all(f.get("type") == "object" and f.get("nullable") for f in others.values()):
+                found[id(fields)] = frozenset(others)
+            else:
+                found[id(fields)] = frozenset(n for n in fields if n in method_types)
     return found
 
 

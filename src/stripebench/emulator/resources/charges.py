@@ -25,7 +25,18 @@ SEARCH_FIELDS = {"amount": field("amount"), "currency": field("currency"),
                  "customer": field("customer"), "status": field("status"),
                  "payment_intent": field("payment_intent"), "created": field("created"),
                  "refunded": field("refunded"), "disputed": field("disputed")}
-STATEMENT_DESCRIPTOR = "STRIPEBENCH"
+STATEMENT_DESCRIPTOR = "STRIPEBENCH"  # the emulated account's static descriptor
+
+
+def calculated_descriptor(statement_descriptor: str | None, suffix: str | None) -> str:
+    """What the card network is sent: a charge's own descriptor, else the account's prefix
+    (its static descriptor cut to 10 characters), `* ` and the suffix, 22 characters at
+    most (https://docs.stripe.com/get-started/account/statement-descriptors)."""
+    if statement_descriptor:
+        return statement_descriptor
+    if suffix:
+        return f"{STATEMENT_DESCRIPTOR[:10]}* {suffix}"[:22]
+    return STATEMENT_DESCRIPTOR
 
 
 def card_payment_details(pm: dict[str, Any], amount: int, *,
@@ -81,6 +92,7 @@ def attempt(ctx: Ctx, *, amount: int, currency: str, pm: dict[str, Any],
             description: str | None = None, receipt_email: str | None = None,
             metadata: dict[str, Any] | None = None, shipping: Any = None,
             statement_descriptor: str | None = None,
+            statement_descriptor_suffix: str | None = None,
             three_d_secure: dict[str, Any] | None = None) -> dict[str, Any]:
     """Create the Charge for one payment attempt: succeeded (maybe uncaptured) or failed.
 
@@ -94,7 +106,9 @@ def attempt(ctx: Ctx, *, amount: int, currency: str, pm: dict[str, Any],
                      description=description, receipt_email=receipt_email,
                      metadata=dict(metadata or {}), shipping=shipping,
                      statement_descriptor=statement_descriptor,
-                     calculated_statement_descriptor=statement_descriptor or STATEMENT_DESCRIPTOR,
+                     statement_descriptor_suffix=statement_descriptor_suffix,
+                     calculated_statement_descriptor=calculated_descriptor(
+                         statement_descriptor, statement_descriptor_suffix),
                      billing_details=public_copy(pm.get("billing_details")),
                      payment_method_details=card_payment_details(
                          pm, amount, three_d_secure=three_d_secure, approved=decline is None),
@@ -242,7 +256,8 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                      receipt_email=params.get("receipt_email"),
                      metadata=merge_metadata({}, params.get("metadata") or {}),
                      shipping=params.get("shipping"),
-                     statement_descriptor=params.get("statement_descriptor"))
+                     statement_descriptor=params.get("statement_descriptor"),
+                     statement_descriptor_suffix=params.get("statement_descriptor_suffix"))
     if decline is not None:
         from ..errors import CardError
         raise CardError(decline.message, code=decline.code,

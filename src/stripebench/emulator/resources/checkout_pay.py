@@ -364,6 +364,7 @@ def completion_url(session: dict[str, Any]) -> str | None:
 def finish(ctx: Ctx, session: dict[str, Any], payment_status: str) -> Outcome:
     session["status"] = "complete"
     session["payment_status"] = payment_status
+    session["url"] = None  # Stripe shows the page's URL only while the session is open
     # Subscription discounts are counted by the billing engine when it applies them.
     for entry in (session.get("discounts") or []) if session["mode"] != "subscription" else []:
         for obj in (ctx.maybe(entry.get("promotion_code"), "promotion_code"),

@@ -176,12 +176,8 @@ def process(ctx: Ctx, pi: dict[str, Any], pm: dict[str, Any], before: dict[str, 
     three_ds = ({"authentication_flow": "challenge", "result": "authenticated",
                  "result_reason": None, "version": "2.2.0"} if authenticated else None)
     charge = charges.attempt(ctx, amount=pi["amount"], currency=pi["currency"], pm=pm,
-                             decline=None, capture=not manual, payment_intent=pi["id"],
-                             customer=pi.get("customer"), description=pi.get("description"),
-                             receipt_email=pi.get("receipt_email"), metadata=pi.get("metadata"),
-                             shipping=pi.get("shipping"),
-                             statement_descriptor=pi.get("statement_descriptor"),
-                             three_d_secure=three_ds)
+                             decline=None, capture=not manual, three_d_secure=three_ds,
+                             **_from_intent(pi))
     pi.update(latest_charge=charge["id"], last_payment_error=None, next_action=None,
               status="requires_capture" if manual else "succeeded",
               amount_capturable=pi["amount"] if manual else 0,
@@ -207,12 +203,19 @@ def _save_card(ctx: Ctx, intent: dict[str, Any], pm: dict[str, Any],
         ctx.put(pm)
 
 
+def _from_intent(pi: dict[str, Any]) -> dict[str, Any]:
+    """What a charge copies from its PaymentIntent, failed or not."""
+    return {"payment_intent": pi["id"], "customer": pi.get("customer"),
+            "description": pi.get("description"), "receipt_email": pi.get("receipt_email"),
+            "metadata": pi.get("metadata"), "shipping": pi.get("shipping"),
+            "statement_descriptor": pi.get("statement_descriptor"),
+            "statement_descriptor_suffix": pi.get("statement_descriptor_suffix")}
+
+
 def _decline(ctx: Ctx, pi: dict[str, Any], pm: dict[str, Any], decline: cards.Decline,
              before: dict[str, Any], *, raise_error: bool) -> dict[str, Any]:
     charge = charges.attempt(ctx, amount=pi["amount"], currency=pi["currency"], pm=pm,
-                             decline=decline, payment_intent=pi["id"],
-                             customer=pi.get("customer"), description=pi.get("description"),
-                             receipt_email=pi.get("receipt_email"), metadata=pi.get("metadata"))
+                             decline=decline, **_from_intent(pi))
     pi.update(status="requires_payment_method", payment_method=None, next_action=None,
               latest_charge=charge["id"],
               last_payment_error=error_body("payment_intent", pm, decline, charge["id"], ctx))
