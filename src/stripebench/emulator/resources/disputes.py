@@ -39,7 +39,9 @@ def open_dispute(ctx: Ctx, charge: dict[str, Any], reason: str) -> dict[str, Any
                       currency=charge["currency"], charge=charge["id"],
                       payment_intent=charge.get("payment_intent"), reason=reason,
                       status="warning_needs_response" if inquiry else "needs_response",
-                      is_charge_refundable=False, evidence={k: None for k in EVIDENCE_FIELDS},
+                      is_charge_refundable=False,
+                      evidence={k: {} if k == "enhanced_evidence" else None
+                                for k in EVIDENCE_FIELDS},
                       evidence_details={"due_by": ctx.now() + 7 * 86400,
                                         "enhanced_eligibility": {}, "has_evidence": False,
                                         "past_due": False, "submission_count": 0,
