@@ -172,6 +172,40 @@ def test_a_promotion_code_discount_names_only_the_code(emulator: RunningEmulator
     assert plain.discounts[0].to_dict() == {"coupon": coupon.id, "promotion_code": None}
 
 
+def test_an_old_subscription_discount_names_its_coupon(emulator: RunningEmulator,
+                                                       account: dict[str, str]) -> None:
+    """Before 2025-09-30.clover a Discount carries the `coupon` object and no `source`
+    (https://docs.stripe.com/changelog/clover/2025-09-30/add-discount-source-property);
+    before basil a subscription also has the singular `discount`
+    (https://docs.stripe.com/changelog/basil/2025-03-31/deprecate-singular-coupon-promotion-code)."""
+    client = sdk(emulator, account)
+    coupon = client.v1.coupons.create(params={"percent_off": 15, "duration": "forever"})
+    promo = client.v1.promotion_codes.create(params={
+        "promotion": {"type": "coupon", "coupon": coupon.id}})
+    customer = client.v1.customers.create(params={
+        "payment_method": "pm_card_visa",
+        "invoice_settings": {"default_payment_method": "pm_card_visa"}})
+    price = client.v1.prices.create(params={
+        "currency": "usd", "unit_amount": 900, "recurring": {"interval": "month"},
+        "product_data": {"name": "Plan"}})
+    sub = client.v1.subscriptions.create(params={
+        "customer": customer.id, "items": [{"price": price.id}],
+        "discounts": [{"promotion_code": promo.id}]})
+    old = stripe.StripeClient(account["secret_key"], base_addresses={"api": emulator.base},
+                              stripe_version="2024-06-20")
+    discount = old.v1.subscriptions.retrieve(sub.id).discount.to_dict()
+    assert discount["coupon"]["id"] == coupon.id and discount["promotion_code"] == promo.id
+    assert "source" not in discount
+    basil = stripe.StripeClient(account["secret_key"], base_addresses={"api": emulator.base},
+                                stripe_version="2025-08-27.basil")
+    listed = basil.v1.subscriptions.retrieve(sub.id, params={"expand": ["discounts"]})
+    embedded = listed.discounts[0].to_dict()
+    assert embedded["coupon"]["id"] == coupon.id and "source" not in embedded
+    newest = client.v1.subscriptions.retrieve(sub.id, params={"expand": ["discounts"]})
+    assert newest.discounts[0].source.coupon == coupon.id
+    assert "coupon" not in newest.discounts[0].to_dict()
+
+
 # ------------------------------------------------------------------ values from inputs
 
 def test_statement_descriptor_suffix_reaches_the_charge(emulator: RunningEmulator,
