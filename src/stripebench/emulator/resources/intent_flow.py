@@ -16,7 +16,7 @@ from ..context import Ctx
 from ..errors import CardError, InvalidRequest
 from ..events import changed
 from ..render import public_copy, render
-from . import charges, payment_methods
+from . import charges, confirmation_tokens, payment_methods
 
 RETURN_URL_NEEDED = (
     "This PaymentIntent is configured to accept payment methods enabled in your Dashboard. "
@@ -130,7 +130,6 @@ def confirm(ctx: Ctx, pi: dict[str, Any], params: dict[str, Any]) -> dict[str, A
             "Only a PaymentIntent with one of the following statuses may be confirmed: "
             "requires_confirmation, requires_payment_method, requires_action.",
             code="payment_intent_unexpected_state")
-    from . import confirmation_tokens
     confirmation_tokens.apply(ctx, pi, params)
     for key in ("receipt_email", "shipping", "setup_future_usage", "capture_method"):
         if key in params:
@@ -232,14 +231,12 @@ def _decline(ctx: Ctx, pi: dict[str, Any], pm: dict[str, Any], decline: cards.De
 
 
 def finish_authentication(ctx: Ctx, intent: dict[str, Any], approved: bool) -> dict[str, Any]:
-    """The customer completed (or failed) the 3D Secure challenge on the emulator's page."""
+    """The customer completed (or failed) the 3D Secure challenge on the emulator's page
+    (SetupIntents: `setup_intents.finish_authentication`)."""
     if intent["status"] != "requires_action":
         return intent
     before = copy.deepcopy(intent)
     pm = ctx.get(intent["payment_method"], "payment_method")
-    if intent["object"] == "setup_intent":
-        from . import setup_intents
-        return setup_intents.after_authentication(ctx, intent, pm, approved, before)
     if not approved:
         intent.update(status="requires_payment_method", payment_method=None, next_action=None,
                       last_payment_error=error_body("payment_intent", pm, cards.AUTH_FAILED,
