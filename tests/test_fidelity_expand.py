@@ -94,6 +94,28 @@ def test_old_invoice_lines_expand_their_price(emulator: RunningEmulator,
     assert message == "This property cannot be expanded (data.price)."
 
 
+def test_lists_that_are_included_or_embedded_by_the_version(emulator: RunningEmulator,
+                                                            account: dict[str, str]) -> None:
+    """An includable list (a customer's `subscriptions`) and a list only older versions embed
+    (a PaymentIntent's `charges` before 2022-11-15) expand through their `data` too."""
+    client = client_at(emulator, account)
+    sub, _, _ = subscribed(client)
+    pm = client.v1.subscriptions.retrieve(sub.id).customer
+    client.v1.subscriptions.update(sub.id, params={
+        "default_payment_method": client.v1.customers.retrieve(
+            str(pm)).invoice_settings.default_payment_method})
+    customer = client.v1.customers.retrieve(str(pm), params={
+        "expand": ["subscriptions.data.default_payment_method"]})
+    assert customer.subscriptions.data[0].default_payment_method.object == "payment_method"
+    intent = client.v1.payment_intents.create(params={
+        "amount": 1000, "currency": "usd", "payment_method": "pm_card_visa", "confirm": True,
+        "automatic_payment_methods": {"enabled": True, "allow_redirects": "never"}})
+    old = client_at(emulator, account, "2020-08-27")
+    got = old.v1.payment_intents.retrieve(intent.id, params={
+        "expand": ["charges.data.balance_transaction"]})
+    assert got.charges.data[0].balance_transaction.object == "balance_transaction"
+
+
 def test_depth_counts_every_segment(emulator: RunningEmulator,
                                     account: dict[str, str]) -> None:
     """Four segments, `data` included, is the limit: the deepest list path is allowed, a
