@@ -40,6 +40,7 @@ def test_a_fresh_dispute_is_not_submitted(emulator: RunningEmulator,
     dispute = client.v1.disputes.list().data[0]
     assert dispute.evidence_details.submission_method == "not_submitted"
     assert set(dispute.payment_method_details.to_dict()) == {"type", "card"}
+    assert dispute.payment_method_details.card.network == "visa"  # the charge's network
     submitted = client.v1.disputes.update(dispute.id, params={
         "evidence": {"uncategorized_text": "shipped on time"}})
     assert submitted.evidence_details.submission_method == "manual"

@@ -35,6 +35,7 @@ EVIDENCE_FIELDS = (
 def open_dispute(ctx: Ctx, charge: dict[str, Any], reason: str) -> dict[str, Any]:
     """File a dispute against `charge` (emits charge.dispute.created / funds_withdrawn)."""
     inquiry = reason == "general"
+    card = (charge.get("payment_method_details") or {}).get("card") or {}
     dispute = ctx.new("dispute", "dp", amount=charge["amount_captured"] or charge["amount"],
                       currency=charge["currency"], charge=charge["id"],
                       payment_intent=charge.get("payment_intent"), reason=reason,
@@ -47,7 +48,7 @@ def open_dispute(ctx: Ctx, charge: dict[str, Any], reason: str) -> dict[str, Any
                                         "past_due": False, "submission_count": 0,
                                         "submission_method": "not_submitted"},
                       payment_method_details={"type": "card", "card": {
-                          "brand": (charge["payment_method_details"]["card"] or {}).get("brand"),
+                          "brand": card.get("brand"), "network": card.get("network"),
                           "case_type": "inquiry" if inquiry else "chargeback",
                           "network_reason_code": "10.4" if reason == "fraudulent" else "13.1"}},
                       network_reason_code="10.4" if reason == "fraudulent" else "13.1",
