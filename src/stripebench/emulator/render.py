@@ -1,10 +1,12 @@
 """Turn canonical objects into API responses: strip private fields, expand, downgrade.
 
-`expand` paths (`customer`, `data.customer`, `line_items.data.price.product`) replace
-ids with the objects they name, up to four levels. Fields Stripe leaves out unless
-asked (a Checkout Session's `line_items`, an invoice's `payments`) are computed by
-functions registered with `@includable`. Finally every object in the tree is passed
-through the version changes for the request's API version.
+`expand` paths (`customer`, `data.customer`, `items.data.price.product`) replace ids
+with the objects they name, up to four levels, going through the `data` of lists.
+Fields Stripe leaves out unless asked (a Checkout Session's `line_items`, an invoice's
+`payments`) are computed by functions registered with `@includable`. Every object is
+passed through the version changes for the request's API version once its own expansions
+are done; a path naming a field only that version's shape has (a pre-basil line's `price`)
+is resolved after the downgrade.
 """
 
 from __future__ import annotations
