@@ -11,9 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import stripe
 
+from checkout_helpers import confirm
 from conftest import RunningEmulator
-from stripebench.emulator import schema
+from stripebench.emulator import schema, shape
 
 SKIP_FIELDS = {"deleted"}
 
@@ -187,3 +189,104 @@ def test_every_returned_object_matches_the_sdk_schema(emulator: RunningEmulator,
     assert seen >= {"customer", "product", "price", "coupon", "promotion_code", "shipping_rate",
                     "tax_rate", "event", "webhook_endpoint", "customer_balance_transaction",
                     "tax_id"}
+
+
+def method_hash_problems(value: Any, where: str, problems: list[str]) -> None:
+    """Hashes keyed by payment method type hold only the types in play: the object's own
+    `type` (charge details, PaymentMethods, previews) or, for options hashes, the intent's
+    or session's `payment_method_types`."""
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            method_hash_problems(item, f"{where}[{i}]", problems)
+        return
+    if not isinstance(value, dict):
+        return
+    kind = value.get("object")
+    for path in shape.PER_TYPE_HASHES.get(kind, ()) if isinstance(kind, str) else ():
+        target = value
+        for part in filter(None, path.split(".")):
+            target = target.get(part) if isinstance(target, dict) else None
+        if not isinstance(target, dict):
+            continue
+        used = set(shape.per_type_keys(kind, path)) & set(target)
+        allowed = {target.get("type")} if "type" in target else set(
+            value.get("payment_method_types") or ())
+        if used - allowed:
+            problems.append(f"{where}<{kind}>.{path or '(itself)'}: {sorted(used - allowed)}")
+    for name, child in value.items():
+        if isinstance(child, (dict, list)):
+            method_hash_problems(child, f"{where}.{name}", problems)
+
+
+def test_payments_checkout_and_billing_objects(emulator: RunningEmulator,
+                                              account: dict[str, str]) -> None:
+    """The same walk over the payment, Checkout and billing resources, plus two rules the
+    SDK cannot express: no hash for a payment method type that is not in play, and no enum
+    value the emulator chose by itself (blank enum fields hold Stripe's value or are set
+    by the resource; a null non-nullable one is reported by the walk)."""
+    client = stripe.StripeClient(account["secret_key"], base_addresses={"api": emulator.base},
+                                 max_network_retries=0)
+    bodies: list[tuple[str, Any]] = []
+
+    def keep(label: str, obj: Any) -> Any:
+        bodies.append((label, obj.to_dict() if hasattr(obj, "to_dict") else obj))
+        return obj
+
+    customer = keep("customer", client.v1.customers.create(params={
+        "email": "walk@example.com", "payment_method": "pm_card_visa",
+        "invoice_settings": {"default_payment_method": "pm_card_visa"}}))
+    client.v1.customers.tax_ids.create(customer.id, params={"type": "eu_vat",
+                                                            "value": "FR12345678901"})
+    intent = keep("intent", client.v1.payment_intents.create(params={
+        "amount": 2000, "currency": "usd", "payment_method": "pm_card_createDispute",
+        "confirm": True, "statement_descriptor_suffix": "WALK",
+        "automatic_payment_methods": {"enabled": True, "allow_redirects": "never"}}))
+    keep("charge", client.v1.charges.retrieve(intent.latest_charge))
+    keep("method", client.v1.payment_methods.retrieve(intent.payment_method))
+    dispute = keep("dispute", client.v1.disputes.list().data[0])
+    keep("dispute-updated", client.v1.disputes.update(dispute.id, params={
+        "evidence": {"uncategorized_text": "all fine"}, "submit": False}))
+    refunded = client.v1.payment_intents.create(params={
+        "amount": 900, "currency": "usd", "payment_method": "pm_card_visa", "confirm": True,
+        "automatic_payment_methods": {"enabled": True, "allow_redirects": "never"}})
+    keep("refund", client.v1.refunds.create(params={"payment_intent": refunded.id}))
+    keep("setup", client.v1.setup_intents.create(params={
+        "customer": customer.id, "payment_method": "pm_card_visa", "confirm": True,
+        "automatic_payment_methods": {"enabled": True, "allow_redirects": "never"}}))
+    keep("ctoken", client.v1.test_helpers.confirmation_tokens.create(
+        params={"payment_method": "pm_card_visa"}))
+    coupon = client.v1.coupons.create(params={"percent_off": 10})
+    promo = client.v1.promotion_codes.create(params={
+        "promotion": {"type": "coupon", "coupon": coupon.id}})
+    price = client.v1.prices.create(params={
+        "currency": "usd", "unit_amount": 1500, "recurring": {"interval": "month"},
+        "product_data": {"name": "Walk plan"}})
+    session = keep("session", client.v1.checkout.sessions.create(params={
+        "mode": "subscription", "success_url": "https://example.com/ok",
+        "customer": customer.id, "line_items": [{"price": price.id, "quantity": 1}],
+        "discounts": [{"promotion_code": promo.id}]}))
+    confirm(emulator.base, session)
+    done = keep("session-done", client.v1.checkout.sessions.retrieve(session.id, params={
+        "expand": ["line_items", "subscription.latest_invoice", "total_details.breakdown"]}))
+    sub = done.subscription
+    keep("invoice-lines", client.v1.invoices.line_items.list(sub.latest_invoice.id))
+    keep("item", client.v1.invoice_items.create(params={
+        "customer": customer.id, "amount": 400, "currency": "usd"}))
+    keep("schedule", client.v1.subscription_schedules.create(params={
+        "from_subscription": sub.id}))
+    keep("portal", client.v1.billing_portal.configurations.create(params={
+        "features": {"invoice_history": {"enabled": True}}}))
+    keep("link", client.v1.payment_links.create(params={
+        "line_items": [{"price": price.id, "quantity": 1}]}))
+    keep("events", client.v1.events.list(params={"limit": 100}))
+
+    problems: list[str] = []
+    seen: set[str] = set()
+    for label, body in bodies:
+        check(body, label, problems, seen)
+        method_hash_problems(body, label, problems)
+    assert not problems, "\n".join(problems[:40])
+    assert seen >= {"charge", "payment_intent", "payment_method", "dispute", "refund",
+                    "setup_intent", "confirmation_token", "checkout.session", "subscription",
+                    "invoice", "line_item", "invoiceitem", "subscription_schedule",
+                    "billing_portal.configuration", "payment_link", "event"}

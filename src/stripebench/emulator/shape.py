@@ -19,6 +19,9 @@ def _blank_template(object_type: str) -> dict[str, Any]:
     obj = _default(spec)
     assert isinstance(obj, dict)
     obj["object"] = object_type
+    obj.update(clone(BLANK_FIELDS.get(object_type, {})))
+    for name in BLANK_HASHES.get(object_type, ()):
+        obj[name] = _default(spec["fields"][name])
     return obj
 
 
@@ -52,8 +55,9 @@ def _default(spec: dict[str, Any]) -> Any:
     kind = spec.get("type")
     if kind == "object" and "fields" in spec:
         out: dict[str, Any] = {}
+        per_type = _per_type_fields().get(id(spec["fields"]), frozenset())
         for name, field in spec["fields"].items():
-            if field.get("type") == "list" or name == "deleted":
+            if field.get("type") == "list" or name == "deleted" or name in per_type:
                 continue  # included lists and `deleted` appear only when Stripe sends them
             out[name] = _field_default(name, field)
         return out
@@ -73,8 +77,12 @@ def _field_default(name: str, field: dict[str, Any]) -> Any:
     if kind == "integer":
         return 0
     if kind == "string":
-        enum = field.get("enum")
-        return enum[0] if enum else ""
+        if field.get("enum"):
+            # Never the enum's first value: that invents a state (a fresh dispute
+            # "manual"ly submitted). Stripe's value where it is known, else null for the
+            # resource to set (the shape test reports any left unset).
+            return _blank_enums().get(id(field))
+        return ""
     if kind == "array":
         return []
     if kind == "map":
@@ -82,6 +90,100 @@ def _field_default(name: str, field: dict[str, Any]) -> Any:
     if kind == "object":
         return _default(field)
     return None
+
+
+# Nullable fields Stripe fills on every new object: a subscription's
+# `cancellation_details` is a hash of nulls until it is canceled, its `default_tax_rates` an
+# empty list (https://docs.stripe.com/api/subscriptions/object).
+BLANK_FIELDS: dict[str, dict[str, Any]] = {"subscription": {"default_tax_rates": []}}
+BLANK_HASHES: dict[str, tuple[str, ...]] = {"subscription": ("cancellation_details",)}
+# What Stripe shows in enum fields the emulator leaves to the blank, by object and path
+# (checked against the API reference of each object).
+BLANK_ENUM_VALUES: dict[str, dict[str, str]] = {
+    "dispute": {"evidence_details.submission_method": "not_submitted"},
+    # The only billing mode the emulator runs (subscriptions carry it too).
+    "subscription_schedule": {"billing_mode.type": "classic"},
+    # No preset durations are offered, so a pause lasts until resumed.
+    "billing_portal.configuration": {"features.subscription_pause.duration.type": "indefinite"},
+}
+# Nested hashes that take the same value wherever they appear: an unset `issuer` is the
+# account itself.
+BLANK_ENUM_BY_HASH: dict[tuple[str, str], str] = {("issuer", "type"): "self"}
+
+
+@cache
+def _blank_enums() -> dict[int, str]:
+    """Schema enum specs (by identity: loaded once, never changed) -> their blank value."""
+    found: dict[int, str] = {}
+
+    def walk(fields: dict[str, Any], object_type: str, path: str, parent: str) -> None:
+        for name, spec in fields.items():
+            if spec.get("type") == "array":
+                spec = spec.get("items") or {}
+            where = f"{path}{name}"
+            if spec.get("type") == "object" and "fields" in spec:
+                walk(spec["fields"], object_type, f"{where}.", name)
+            elif spec.get("enum"):
+                value = BLANK_ENUM_VALUES.get(object_type, {}).get(where) or \
+                    BLANK_ENUM_BY_HASH.get((parent, name))
+                if value is not None:
+                    found[id(spec)] = value
+
+    for object_type, spec in schema.load()["objects"].items():
+        walk(spec.get("fields", {}), object_type, "", "")
+    return found
+
+
+# Hashes keyed by payment method type, by object and path ("" is the object itself).
+# Stripe sends only the types in play (a card charge's `payment_method_details` holds
+# `card` and `type`), never the fifty others as null.
+PER_TYPE_HASHES: dict[str, tuple[str, ...]] = {
+    "payment_method": ("",),
+    "charge": ("payment_method_details",),
+    "payment_intent": ("payment_method_options",),
+    "setup_intent": ("payment_method_options",),
+    "checkout.session": ("payment_method_options",),
+    "confirmation_token": ("payment_method_preview",),
+    "dispute": ("payment_method_details",),
+    "refund": ("destination_details",),
+    "setup_attempt": ("payment_method_details",),
+    "mandate": ("payment_method_details",),
+    "payment_record": ("payment_method_details",),
+}
+
+
+@cache
+def _per_type_fields() -> dict[int, frozenset[str]]:
+    """Schema field dicts (by identity) of the hashes above -> their per-type keys: every
+    key but `type` when all the others are optional hashes (a refund's
+    `destination_details` also names bank transfers), else the payment method types and
+    the legacy Sources types a charge may name."""
+    objects = schema.load()["objects"]
+    method_types = set(objects["payment_method"]["fields"]["type"]["enum"]) | {
+        "ach_credit_transfer", "ach_debit", "sepa_credit_transfer", "stripe_account", "wechat"}
+    found: dict[int, frozenset[str]] = {}
+    for object_type, paths in PER_TYPE_HASHES.items():
+        for path in paths:
+            spec = objects.get(object_type) or {}
+            for part in filter(None, path.split(".")):
+                spec = spec.get("fields", {}).get(part, {})
+            fields = spec.get("fields")
+            if not fields:
+                continue
+            others = {n: f for n, f in fields.items() if n != "type"}
+            if all(f.get("type") == "object" and f.get("nullable") for f in others.values()):
+                found[id(fields)] = frozenset(others)
+            else:
+                found[id(fields)] = frozenset(n for n in fields if n in method_types)
+    return found
+
+
+def per_type_keys(object_type: str, path: str) -> frozenset[str]:
+    """The per-type keys of one of the hashes in PER_TYPE_HASHES (for tests and checks)."""
+    spec = schema.object_schema(object_type) or {}
+    for part in filter(None, path.split(".")):
+        spec = spec.get("fields", {}).get(part, {})
+    return _per_type_fields().get(id(spec.get("fields")), frozenset())
 
 
 @cache
@@ -115,11 +217,13 @@ def _plan(fields: dict[str, Any]) -> tuple[list[tuple[str, dict[str, Any]]],
     plan = _PLANS.get(id(fields))
     if plan is None:
         fill, nested = [], []
+        per_type = _per_type_fields().get(id(fields), frozenset())
         for name, spec in fields.items():
             kind = spec.get("type")
             # Lists appear only when Stripe sends them; `deleted` only on deletions; an unset
             # nested map (`fixed_amount.currency_options`) is left out rather than null.
-            skip = kind == "list" or name == "deleted" or (kind == "map" and spec.get("nullable"))
+            skip = kind == "list" or name == "deleted" or (
+                kind == "map" and spec.get("nullable")) or name in per_type
             if not skip:
                 fill.append((name, spec))
             items = spec.get("items") or {}

@@ -34,6 +34,7 @@ def finalize(ctx: Ctx, inv: dict[str, Any]) -> dict[str, Any]:
         inv["number"] = f"{customer.get('invoice_prefix') or 'INV'}-{sequence:04d}"
         customer["next_invoice_sequence"] = sequence + 1
         ctx.put(customer)
+        inv["customer_tax_ids"] = invoicing.customer_tax_ids(ctx, customer)
     inv["status"] = "open"
     inv["status_transitions"]["finalized_at"] = now
     inv["effective_at"] = now

@@ -42,12 +42,15 @@ def new_invoice(ctx: Ctx, customer: dict[str, Any], *, currency: str,
         customer_name=customer.get("name"), customer_phone=customer.get("phone"),
         customer_address=customer.get("address"), customer_shipping=customer.get("shipping"),
         customer_tax_exempt=customer.get("tax_exempt") or "none",
+        customer_tax_ids=customer_tax_ids(ctx, customer),
         default_payment_method=default_payment_method, description=description,
         discounts=[], metadata=dict(metadata or {}), period_start=period[0] if period else now,
         period_end=period[1] if period else now, status="draft", subtotal=0,
         subtotal_excluding_tax=0, total=0, total_excluding_tax=0, total_discount_amounts=[],
         total_taxes=[], total_pretax_credit_amounts=[], starting_balance=0,
-        test_clock=customer.get("test_clock"), webhooks_delivered_at=None,
+        test_clock=customer.get("test_clock"),
+        # Stripe stamps it at creation when no webhook is to be delivered.
+        webhooks_delivered_at=None if _webhooks_listening(ctx) else now,
         issuer={"account": None, "type": "self"}, confirmation_secret=None,
         payment_settings={"default_mandate": None, "payment_method_options": None,
                           "payment_method_types": None},
@@ -69,6 +72,18 @@ def new_invoice(ctx: Ctx, customer: dict[str, Any], *, currency: str,
     if store:
         ctx.put(inv)
     return inv
+
+
+def customer_tax_ids(ctx: Ctx, customer: dict[str, Any]) -> list[dict[str, Any]]:
+    """The customer's tax ids as an invoice shows them (kept as they were at finalization)."""
+    return [{"type": t.get("type"), "value": t.get("value")}
+            for t in ctx.account.iter_type("tax_id", newest_first=False)
+            if t.get("customer") == customer.get("id")]
+
+
+def _webhooks_listening(ctx: Ctx) -> bool:
+    from ..resources.webhooks import listening
+    return listening(ctx, "invoice.created")
 
 
 def subscription_of(inv: dict[str, Any]) -> str | None:
@@ -248,8 +263,8 @@ def new_invoice_item(ctx: Ctx, customer: dict[str, Any], *, currency: str, amoun
                 discounts=[], invoice=invoice["id"] if invoice else None,
                 metadata=dict(metadata or {}), net_amount=amount, parent=parent,
                 period={"start": period[0], "end": period[1]}, pricing=pricing,
-                proration=proration, quantity=quantity, tax_rates=[],
-                test_clock=customer.get("test_clock"))
+                proration=proration, quantity=quantity, quantity_decimal=str(quantity),
+                tax_rates=[], test_clock=customer.get("test_clock"))
     item.pop("created", None)
     ctx.put(item)
     if invoice is not None:

@@ -49,6 +49,7 @@ def _discount_view(ctx: Ctx, discount: dict[str, Any]) -> dict[str, Any]:
     view = public_copy(discount)
     coupon = ctx.maybe((discount.get("source") or {}).get("coupon"), "coupon")
     view["coupon"] = public_copy(coupon) if coupon else None
+    view.pop("source", None)  # a pre-basil Discount names its coupon, not a source
     return view
 
 
@@ -162,6 +163,8 @@ def charge_invoice(ctx: Ctx, obj: dict[str, Any]) -> None:
         obj["invoice"] = stored.get("_invoice")
 
 
+# Discounts gained `source` (and lost the embedded `coupon`) at clover, not basil:
+# https://docs.stripe.com/changelog/clover/2025-09-30/add-discount-source-property
 @response_change(CLOVER, "discount")
 def discount_coupon(ctx: Ctx, obj: dict[str, Any]) -> None:
     source = obj.pop("source", None) or {}

@@ -1,7 +1,9 @@
 """Charges: the record of each payment attempt, plus list/retrieve/update/search/capture.
 
 PaymentIntents create charges through `attempt()`; a successful one writes a balance
-transaction and, for the dispute test cards, opens a dispute. Requests pinned before
+transaction and, for the dispute test cards, opens a dispute. Capturing a charge that
+belongs to a PaymentIntent goes through the intent (`POST /v1/charges/{id}/capture` lives
+in payment_intents.py), so this module imports no intent module. Requests pinned before
 2022-11-15 see `refunds` embedded on each charge.
 """
 
@@ -11,21 +13,33 @@ from typing import Any
 
 from .. import cards
 from ..context import Ctx
-from ..errors import InvalidRequest, Unsupported
+from ..errors import CardError, InvalidRequest, Unsupported
 from ..events import changed
 from ..listing import list_of, paginate
 from ..render import includable, public_copy
 from ..router import api
 from ..search import field, search
 from ..versions import response_change
-from . import balance
+from . import balance, disputes, payment_methods
 from ._common import apply, merge_metadata
+from .intent_params import check_amount
 
 SEARCH_FIELDS = {"amount": field("amount"), "currency": field("currency"),
                  "customer": field("customer"), "status": field("status"),
                  "payment_intent": field("payment_intent"), "created": field("created"),
                  "refunded": field("refunded"), "disputed": field("disputed")}
-STATEMENT_DESCRIPTOR = "STRIPEBENCH"
+STATEMENT_DESCRIPTOR = "STRIPEBENCH"  # the emulated account's static descriptor
+
+
+def calculated_descriptor(statement_descriptor: str | None, suffix: str | None) -> str:
+    """What the card network is sent: a charge's own descriptor, else the account's prefix
+    (its static descriptor cut to 10 characters), `* ` and the suffix, 22 characters at
+    most (https://docs.stripe.com/get-started/account/statement-descriptors)."""
+    if statement_descriptor:
+        return statement_descriptor
+    if suffix:
+        return f"{STATEMENT_DESCRIPTOR[:10]}* {suffix}"[:22]
+    return STATEMENT_DESCRIPTOR
 
 
 def card_payment_details(pm: dict[str, Any], amount: int, *,
@@ -81,6 +95,7 @@ def attempt(ctx: Ctx, *, amount: int, currency: str, pm: dict[str, Any],
             description: str | None = None, receipt_email: str | None = None,
             metadata: dict[str, Any] | None = None, shipping: Any = None,
             statement_descriptor: str | None = None,
+            statement_descriptor_suffix: str | None = None,
             three_d_secure: dict[str, Any] | None = None) -> dict[str, Any]:
     """Create the Charge for one payment attempt: succeeded (maybe uncaptured) or failed.
 
@@ -94,7 +109,9 @@ def attempt(ctx: Ctx, *, amount: int, currency: str, pm: dict[str, Any],
                      description=description, receipt_email=receipt_email,
                      metadata=dict(metadata or {}), shipping=shipping,
                      statement_descriptor=statement_descriptor,
-                     calculated_statement_descriptor=statement_descriptor or STATEMENT_DESCRIPTOR,
+                     statement_descriptor_suffix=statement_descriptor_suffix,
+                     calculated_statement_descriptor=calculated_descriptor(
+                         statement_descriptor, statement_descriptor_suffix),
                      billing_details=public_copy(pm.get("billing_details")),
                      payment_method_details=card_payment_details(
                          pm, amount, three_d_secure=three_d_secure, approved=decline is None),
@@ -121,7 +138,6 @@ def attempt(ctx: Ctx, *, amount: int, currency: str, pm: dict[str, Any],
     ctx.put(charge)
     ctx.emit("charge.succeeded", charge)
     if capture and test.dispute:
-        from . import disputes
         disputes.open_dispute(ctx, charge, test.dispute)
     return charge
 
@@ -164,7 +180,6 @@ def capture(ctx: Ctx, charge: dict[str, Any], amount: int | None = None) -> dict
     ctx.put(charge)
     ctx.emit("charge.captured", charge, changed(before, charge))
     if test.dispute:
-        from . import disputes
         disputes.open_dispute(ctx, charge, test.dispute)
     return charge
 
@@ -208,22 +223,9 @@ def update(ctx: Ctx, params: dict[str, Any], charge: str) -> dict[str, Any]:
     return obj
 
 
-@api("POST", "/v1/charges/{charge}/capture")
-def capture_(ctx: Ctx, params: dict[str, Any], charge: str) -> dict[str, Any]:
-    obj = ctx.get(charge, "charge")
-    if obj.get("payment_intent"):
-        from . import payment_intents
-        intent = ctx.get(obj["payment_intent"], "payment_intent")
-        payment_intents.capture_intent(ctx, intent, {"amount_to_capture": params.get("amount")}
-                                       if params.get("amount") else {})
-        return ctx.get(charge, "charge")
-    return capture(ctx, obj, params.get("amount"))
-
-
 @api("POST", "/v1/charges")
 def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     """The legacy Charges API with a card token or a customer's saved card."""
-    from . import payment_intents, payment_methods
     source = params.get("source")
     if source is None and params.get("customer"):
         customer = ctx.get(params["customer"], "customer", "customer")
@@ -234,12 +236,11 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     if not str(source).startswith(("tok_", "pm_", "card_")):
         raise Unsupported(f"charging the source '{source}'", param="source")
     pm = payment_methods.resolve(ctx, source, "source")
-    amount = payment_intents.check_amount(params.get("amount"), params.get("currency", "usd"))
+    amount = check_amount(params.get("amount"), params.get("currency", "usd"))
     test = payment_methods.test_card(pm)
     decline = test.decline
     if test.three_d_secure == "always":
-        from ..cards import AUTH_REQUIRED
-        decline = AUTH_REQUIRED
+        decline = cards.AUTH_REQUIRED
     elif test.decline_after_auth:
         decline = test.decline_after_auth
     charge = attempt(ctx, amount=amount, currency=str(params["currency"]).lower(), pm=pm,
@@ -248,9 +249,9 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                      receipt_email=params.get("receipt_email"),
                      metadata=merge_metadata({}, params.get("metadata") or {}),
                      shipping=params.get("shipping"),
-                     statement_descriptor=params.get("statement_descriptor"))
+                     statement_descriptor=params.get("statement_descriptor"),
+                     statement_descriptor_suffix=params.get("statement_descriptor_suffix"))
     if decline is not None:
-        from ..errors import CardError
         raise CardError(decline.message, code=decline.code,
                         decline_code=decline.decline_code or None,
                         extra={"charge": charge["id"]})

@@ -122,7 +122,7 @@ def apply_promotion_code(ctx: Ctx, session: dict[str, Any], code: str) -> None:
     if (coupon.get("applies_to") or {}).get("products") and not any(
             coupon_applies(coupon, line) for line in totals.lines):
         raise CartError("promotion_code", "err_promo_products")
-    session["discounts"] = [{"coupon": coupon["id"], "promotion_code": promo["id"]}]
+    session["discounts"] = [{"coupon": None, "promotion_code": promo["id"]}]
 
 
 def remove_promotion_code(session: dict[str, Any]) -> None:

@@ -327,7 +327,7 @@ def build_discounts(ctx: Ctx, raw: list[dict[str, Any]] | None) -> list[dict[str
             if not promotion_usable(ctx, promo):
                 raise InvalidRequest(f"The promotion code {promo['code']} is not active.",
                                      param=f"{param}[promotion_code]")
-            out.append({"coupon": promo["promotion"]["coupon"], "promotion_code": promo["id"]})
+            out.append({"coupon": None, "promotion_code": promo["id"]})
     return out
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..context import Ctx
 from ..errors import StripeError
+from .checkout_totals import discount_coupon
 
 
 def form_text(form: dict[str, Any], *path: str) -> str:
@@ -363,11 +364,11 @@ def completion_url(session: dict[str, Any]) -> str | None:
 def finish(ctx: Ctx, session: dict[str, Any], payment_status: str) -> Outcome:
     session["status"] = "complete"
     session["payment_status"] = payment_status
+    session["url"] = None  # Stripe shows the page's URL only while the session is open
     # Subscription discounts are counted by the billing engine when it applies them.
     for entry in (session.get("discounts") or []) if session["mode"] != "subscription" else []:
-        for object_id, kind in ((entry.get("promotion_code"), "promotion_code"),
-                                (entry.get("coupon"), "coupon")):
-            obj = ctx.maybe(object_id, kind)
+        for obj in (ctx.maybe(entry.get("promotion_code"), "promotion_code"),
+                    discount_coupon(ctx, entry)):
             if obj is not None:
                 obj["times_redeemed"] = int(obj.get("times_redeemed") or 0) + 1
                 ctx.put(obj)

@@ -473,6 +473,7 @@ def list_line_items(ctx: Ctx, params: dict[str, Any], session: str) -> dict[str,
 
 def expire_session(ctx: Ctx, session: dict[str, Any]) -> None:
     session["status"] = "expired"
+    session["url"] = None  # only an open session has one
     recovery = (session.get("after_expiration") or {}).get("recovery")
     if recovery and recovery.get("enabled"):
         recovery["expires_at"] = ctx.now() + 30 * 86400

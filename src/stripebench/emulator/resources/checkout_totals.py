@@ -230,9 +230,19 @@ def coupon_applies(coupon: dict[str, Any], line: Line) -> bool:
     return not products or (line.product is not None and line.product["id"] in products)
 
 
+def discount_coupon(ctx: Ctx, entry: dict[str, Any]) -> dict[str, Any] | None:
+    """The coupon a session's `discounts[]` entry applies: its own, or its promotion
+    code's (an entry for a code names only the code, `coupon` is null, as in Stripe)."""
+    coupon = ctx.maybe(entry.get("coupon"), "coupon")
+    if coupon is None:
+        promo = ctx.maybe(entry.get("promotion_code"), "promotion_code") or {}
+        coupon = ctx.maybe((promo.get("promotion") or {}).get("coupon"), "coupon")
+    return coupon
+
+
 def _apply_discounts(ctx: Ctx, session: dict[str, Any], totals: Totals) -> None:
     for entry in session.get("discounts") or []:
-        coupon = ctx.maybe(entry.get("coupon"), "coupon")
+        coupon = discount_coupon(ctx, entry)
         if coupon is None:
             continue
         eligible = [ln for ln in totals.lines if coupon_applies(coupon, ln)]

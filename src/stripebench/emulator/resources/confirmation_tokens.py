@@ -18,7 +18,7 @@ from ..context import Ctx
 from ..errors import InvalidRequest, Unsupported
 from ..router import api
 from . import payment_methods
-from .payment_intents import params_with
+from .intent_params import params_with
 
 LIFETIME = 12 * 3600
 

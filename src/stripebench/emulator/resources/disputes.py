@@ -35,16 +35,20 @@ EVIDENCE_FIELDS = (
 def open_dispute(ctx: Ctx, charge: dict[str, Any], reason: str) -> dict[str, Any]:
     """File a dispute against `charge` (emits charge.dispute.created / funds_withdrawn)."""
     inquiry = reason == "general"
+    card = (charge.get("payment_method_details") or {}).get("card") or {}
     dispute = ctx.new("dispute", "dp", amount=charge["amount_captured"] or charge["amount"],
                       currency=charge["currency"], charge=charge["id"],
                       payment_intent=charge.get("payment_intent"), reason=reason,
                       status="warning_needs_response" if inquiry else "needs_response",
-                      is_charge_refundable=False, evidence={k: None for k in EVIDENCE_FIELDS},
+                      is_charge_refundable=False,
+                      evidence={k: {} if k == "enhanced_evidence" else None
+                                for k in EVIDENCE_FIELDS},
                       evidence_details={"due_by": ctx.now() + 7 * 86400,
                                         "enhanced_eligibility": {}, "has_evidence": False,
-                                        "past_due": False, "submission_count": 0},
+                                        "past_due": False, "submission_count": 0,
+                                        "submission_method": "not_submitted"},
                       payment_method_details={"type": "card", "card": {
-                          "brand": (charge["payment_method_details"]["card"] or {}).get("brand"),
+                          "brand": card.get("brand"), "network": card.get("network"),
                           "case_type": "inquiry" if inquiry else "chargeback",
                           "network_reason_code": "10.4" if reason == "fraudulent" else "13.1"}},
                       network_reason_code="10.4" if reason == "fraudulent" else "13.1",
@@ -109,6 +113,7 @@ def update(ctx: Ctx, params: dict[str, Any], dispute: str) -> dict[str, Any]:
     ctx.emit("charge.dispute.updated", obj, changed(before, obj))
     if params.get("submit", True) and params.get("evidence"):
         obj["evidence_details"]["submission_count"] += 1
+        obj["evidence_details"]["submission_method"] = "manual"  # through the API
         text = str(obj["evidence"].get("uncategorized_text") or "")
         if "winning_evidence" in text or "losing_evidence" in text:
             _settle(ctx, obj, won="winning_evidence" in text)

@@ -16,7 +16,7 @@ from ..context import Ctx
 from ..errors import CardError, InvalidRequest
 from ..events import changed
 from ..render import public_copy, render
-from . import charges, payment_methods
+from . import charges, confirmation_tokens, payment_methods
 
 RETURN_URL_NEEDED = (
     "This PaymentIntent is configured to accept payment methods enabled in your Dashboard. "
@@ -130,7 +130,6 @@ def confirm(ctx: Ctx, pi: dict[str, Any], params: dict[str, Any]) -> dict[str, A
             "Only a PaymentIntent with one of the following statuses may be confirmed: "
             "requires_confirmation, requires_payment_method, requires_action.",
             code="payment_intent_unexpected_state")
-    from . import confirmation_tokens
     confirmation_tokens.apply(ctx, pi, params)
     for key in ("receipt_email", "shipping", "setup_future_usage", "capture_method"):
         if key in params:
@@ -176,12 +175,8 @@ def process(ctx: Ctx, pi: dict[str, Any], pm: dict[str, Any], before: dict[str, 
     three_ds = ({"authentication_flow": "challenge", "result": "authenticated",
                  "result_reason": None, "version": "2.2.0"} if authenticated else None)
     charge = charges.attempt(ctx, amount=pi["amount"], currency=pi["currency"], pm=pm,
-                             decline=None, capture=not manual, payment_intent=pi["id"],
-                             customer=pi.get("customer"), description=pi.get("description"),
-                             receipt_email=pi.get("receipt_email"), metadata=pi.get("metadata"),
-                             shipping=pi.get("shipping"),
-                             statement_descriptor=pi.get("statement_descriptor"),
-                             three_d_secure=three_ds)
+                             decline=None, capture=not manual, three_d_secure=three_ds,
+                             **_from_intent(pi))
     pi.update(latest_charge=charge["id"], last_payment_error=None, next_action=None,
               status="requires_capture" if manual else "succeeded",
               amount_capturable=pi["amount"] if manual else 0,
@@ -207,12 +202,19 @@ def _save_card(ctx: Ctx, intent: dict[str, Any], pm: dict[str, Any],
         ctx.put(pm)
 
 
+def _from_intent(pi: dict[str, Any]) -> dict[str, Any]:
+    """What a charge copies from its PaymentIntent, failed or not."""
+    return {"payment_intent": pi["id"], "customer": pi.get("customer"),
+            "description": pi.get("description"), "receipt_email": pi.get("receipt_email"),
+            "metadata": pi.get("metadata"), "shipping": pi.get("shipping"),
+            "statement_descriptor": pi.get("statement_descriptor"),
+            "statement_descriptor_suffix": pi.get("statement_descriptor_suffix")}
+
+
 def _decline(ctx: Ctx, pi: dict[str, Any], pm: dict[str, Any], decline: cards.Decline,
              before: dict[str, Any], *, raise_error: bool) -> dict[str, Any]:
     charge = charges.attempt(ctx, amount=pi["amount"], currency=pi["currency"], pm=pm,
-                             decline=decline, payment_intent=pi["id"],
-                             customer=pi.get("customer"), description=pi.get("description"),
-                             receipt_email=pi.get("receipt_email"), metadata=pi.get("metadata"))
+                             decline=decline, **_from_intent(pi))
     pi.update(status="requires_payment_method", payment_method=None, next_action=None,
               latest_charge=charge["id"],
               last_payment_error=error_body("payment_intent", pm, decline, charge["id"], ctx))
@@ -229,14 +231,12 @@ def _decline(ctx: Ctx, pi: dict[str, Any], pm: dict[str, Any], decline: cards.De
 
 
 def finish_authentication(ctx: Ctx, intent: dict[str, Any], approved: bool) -> dict[str, Any]:
-    """The customer completed (or failed) the 3D Secure challenge on the emulator's page."""
+    """The customer completed (or failed) the 3D Secure challenge on the emulator's page
+    (SetupIntents: `setup_intents.finish_authentication`)."""
     if intent["status"] != "requires_action":
         return intent
     before = copy.deepcopy(intent)
     pm = ctx.get(intent["payment_method"], "payment_method")
-    if intent["object"] == "setup_intent":
-        from . import setup_intents
-        return setup_intents.after_authentication(ctx, intent, pm, approved, before)
     if not approved:
         intent.update(status="requires_payment_method", payment_method=None, next_action=None,
                       last_payment_error=error_body("payment_intent", pm, cards.AUTH_FAILED,

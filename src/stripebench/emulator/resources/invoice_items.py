@@ -92,6 +92,7 @@ def update(ctx: Ctx, params: dict[str, Any], invoiceitem: str) -> dict[str, Any]
     if "quantity" in params and item.get("pricing") and item["pricing"].get("price_details"):
         price = cctx.get(item["pricing"]["price_details"]["price"], "price")
         item["quantity"] = int(params["quantity"])
+        item["quantity_decimal"] = str(item["quantity"])
         item["amount"] = item["net_amount"] = timing.price_amount(price, item["quantity"],
                                                                   item["currency"])
     cctx.put(item)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .. import schema
 from ..context import Ctx
 from ..errors import InvalidRequest, Unsupported
 from ..events import changed
@@ -21,8 +20,15 @@ from ..render import public_copy
 from ..router import api
 from ..search import field, search
 from ..versions import older_than, response_change
-from . import charges, intent_flow
+from . import charges, intent_flow, payment_methods
 from ._common import apply, currency, merge_metadata
+from .intent_params import (
+    check_amount,
+    check_client_secret,
+    check_legacy_types,
+    check_request,
+    params_with,
+)
 
 SEARCH_FIELDS = {"amount": field("amount"), "currency": field("currency"),
                  "customer": field("customer"), "status": field("status"),
@@ -33,28 +39,6 @@ UPDATABLE = ("description", "receipt_email", "shipping", "statement_descriptor",
 CANCELABLE = ("requires_payment_method", "requires_capture", "requires_confirmation",
               "requires_action", "processing")
 CONFIRMABLE = ("requires_payment_method", "requires_confirmation", "requires_action")
-MINIMUMS = {"usd": 50, "eur": 50, "gbp": 30, "cad": 50, "aud": 50, "chf": 50, "jpy": 50,
-            "nzd": 50, "sgd": 50, "hkd": 400, "mxn": 1000, "brl": 50, "inr": 50, "dkk": 250,
-            "nok": 300, "sek": 300, "pln": 200, "czk": 1500, "huf": 17500, "thb": 1000}
-MAXIMUM = 99_999_999
-
-
-def check_amount(value: Any, cur: str, param: str = "amount") -> int:
-    """Stripe's minimum and maximum charge amounts (in the currency's smallest unit)."""
-    if value is None:
-        raise InvalidRequest(f"Missing required param: {param}.", code="parameter_missing",
-                             param=param)
-    amount = int(value)
-    cur = str(cur).lower()
-    minimum = MINIMUMS.get(cur, 50)
-    if amount < minimum:
-        shown = f"${minimum / 100:.2f}" if cur == "usd" else f"{minimum / 100:.2f}"
-        raise InvalidRequest(f"Amount must be at least {shown} {cur}", code="amount_too_small",
-                             param=param)
-    if amount > MAXIMUM:
-        raise InvalidRequest("Amount must be no more than $999,999.99", code="amount_too_large",
-                             param=param)
-    return amount
 
 
 def create_intent(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
@@ -95,7 +79,6 @@ def create_intent(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     pi["client_secret"] = ctx.secret_for(pi["id"])
     apply(pi, params, UPDATABLE + ("on_behalf_of",))
     if params.get("payment_method"):
-        from . import payment_methods
         pi["payment_method"] = payment_methods.resolve(ctx, params["payment_method"])["id"]
         pi["status"] = "requires_confirmation"
     ctx.put(pi)
@@ -231,7 +214,6 @@ def update_intent(ctx: Ctx, pi: dict[str, Any], params: dict[str, Any]) -> dict[
                                                    params["payment_method_options"])
     apply(pi, params, UPDATABLE)
     if params.get("payment_method"):
-        from . import payment_methods
         pi["payment_method"] = payment_methods.resolve(ctx, params["payment_method"])["id"]
     if pi["status"] in ("requires_action", "requires_confirmation") or (
             pi["status"] == "requires_payment_method" and pi.get("payment_method")):
@@ -240,74 +222,6 @@ def update_intent(ctx: Ctx, pi: dict[str, Any], params: dict[str, Any]) -> dict[
             pi["next_action"] = None
     ctx.put(pi)
     return pi
-
-
-def check_client_secret(ctx: Ctx, obj: dict[str, Any], given: Any, kind: str) -> None:
-    """Publishable-key calls must prove they hold the intent's client secret."""
-    if ctx.key_kind != "publishable":
-        return
-    if not given:
-        raise InvalidRequest("Missing required param: client_secret.", code="parameter_missing",
-                             param="client_secret")
-    if given != obj.get("client_secret"):
-        raise InvalidRequest(f"The client_secret provided does not match any associated {kind} "
-                             "on this account. Ensure the publishable key used belongs to the "
-                             "same account that created the " + kind + ".",
-                             param="client_secret", status=400)
-
-
-_CARD_PARAM = {"type": "object", "properties": {
-    k: {"type": "string"} for k in ("number", "exp_month", "exp_year", "cvc", "token")}}
-TYPES_REMOVED_IN = "2026-09-30"
-
-
-def params_with(method: str, template: str, *, client_secret: bool = False,
-                card_data: bool = False, legacy_types: bool = False) -> dict[str, Any]:
-    """The SDK's params for an endpoint plus what Stripe.js or older versions send:
-    `client_secret`, raw card details in `payment_method_data[card]`, and the
-    `payment_method_types` param removed in 2026-09-30.endive."""
-    entry = schema.endpoint(method, template)
-    spec: dict[str, Any] = (copy.deepcopy(entry["params"]) if entry
-                            else {"type": "object", "properties": {}})
-    props: dict[str, Any] = spec["properties"]
-    if client_secret:
-        props["client_secret"] = {"type": "string"}
-    if card_data and "payment_method_data" in props:
-        # Stripe accepts card details here (a token, or raw numbers from Stripe.js) though
-        # the SDK's types leave card out.
-        data = props["payment_method_data"]
-        data["properties"]["card"] = _CARD_PARAM
-        kind = data["properties"].get("type", {})
-        if "card" not in kind.get("enum", ["card"]):
-            kind["enum"] = sorted([*kind["enum"], "card"])
-    if legacy_types:
-        props["payment_method_types"] = {"type": "array", "items": {"type": "string"}}
-    return spec
-
-
-# Accepted by Stripe, without an emulation here: refused rather than silently dropped.
-NOT_EMULATED = ("customer_account", "hooks", "payment_details", "payment_method_configuration")
-
-
-def check_request(ctx: Ctx, params: dict[str, Any]) -> None:
-    """Checks only API callers get (Checkout and Billing call the functions directly)."""
-    from .payment_methods import check_raw_card
-    for key in NOT_EMULATED:
-        if params.get(key):
-            raise Unsupported(f"the PaymentIntent parameter `{key}`", param=key)
-    check_legacy_types(ctx, params)
-    check_raw_card(ctx, (params.get("payment_method_data") or {}).get("card"),
-                   "payment_method_data[card]")
-
-
-def check_legacy_types(ctx: Ctx, params: dict[str, Any]) -> None:
-    """`payment_method_types` is rejected from 2026-09-30.endive on (read-only since)."""
-    if "payment_method_types" in params and not older_than(ctx.version, TYPES_REMOVED_IN):
-        raise InvalidRequest(
-            "The `payment_method_types` parameter is no longer supported on API version "
-            f"{ctx.version}. Use dynamic payment methods, `excluded_payment_method_types` or "
-            "`allowed_payment_method_types` instead.",
-            code="payment_method_types_no_longer_supported", param="payment_method_types")
 
 
 # ------------------------------------------------------------------ API
@@ -360,6 +274,18 @@ def capture(ctx: Ctx, params: dict[str, Any], intent: str) -> dict[str, Any]:
 @api("POST", "/v1/payment_intents/{intent}/cancel")
 def cancel(ctx: Ctx, params: dict[str, Any], intent: str) -> dict[str, Any]:
     return cancel_intent(ctx, ctx.get(intent, "payment_intent"), params)
+
+
+@api("POST", "/v1/charges/{charge}/capture")
+def capture_charge(ctx: Ctx, params: dict[str, Any], charge: str) -> dict[str, Any]:
+    """A charge of a PaymentIntent is captured through its intent; a legacy one directly."""
+    obj = ctx.get(charge, "charge")
+    if obj.get("payment_intent"):
+        intent = ctx.get(obj["payment_intent"], "payment_intent")
+        capture_intent(ctx, intent, {"amount_to_capture": params.get("amount")}
+                       if params.get("amount") else {})
+        return ctx.get(charge, "charge")
+    return charges.capture(ctx, obj, params.get("amount"))
 
 
 @api("GET", "/v1/payment_intents")

@@ -18,9 +18,9 @@ from ..listing import paginate
 from ..render import public_copy, render
 from ..router import api
 from ..versions import older_than
-from . import intent_flow, payment_methods
+from . import confirmation_tokens, intent_flow, payment_methods
 from ._common import merge_metadata
-from .payment_intents import check_client_secret, check_legacy_types, check_request, params_with
+from .intent_params import check_client_secret, check_legacy_types, check_request, params_with
 
 CANCELABLE = ("requires_payment_method", "requires_confirmation", "requires_action")
 
@@ -78,7 +78,6 @@ def confirm_setup_intent(ctx: Ctx, si: dict[str, Any], params: dict[str, Any]) -
             "Only a SetupIntent with one of the following statuses may be confirmed: "
             "requires_confirmation, requires_payment_method, requires_action.",
             code="setup_intent_unexpected_state")
-    from . import confirmation_tokens
     confirmation_tokens.apply(ctx, si, params)
     pm = intent_flow.pick_payment_method(ctx, si, params)
     before = copy.deepcopy(si)
@@ -132,9 +131,12 @@ def _finish(ctx: Ctx, si: dict[str, Any], pm: dict[str, Any], before: dict[str, 
     return si
 
 
-def after_authentication(ctx: Ctx, si: dict[str, Any], pm: dict[str, Any], approved: bool,
-                         before: dict[str, Any]) -> dict[str, Any]:
-    """Called by the 3DS page (through intent_flow.finish_authentication)."""
+def finish_authentication(ctx: Ctx, si: dict[str, Any], approved: bool) -> dict[str, Any]:
+    """The customer completed (or failed) the 3D Secure challenge on the emulator's page."""
+    if si["status"] != "requires_action":
+        return si
+    before = copy.deepcopy(si)
+    pm = ctx.get(si["payment_method"], "payment_method")
     if not approved:
         si.update(status="requires_payment_method", payment_method=None, next_action=None,
                   last_setup_error=intent_flow.error_body(

@@ -37,11 +37,14 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         "country": test.country, "exp_month": month, "exp_year": year,
         "fingerprint": details["fingerprint"], "funding": test.funding, "last4": test.last4,
         "name": card.get("name"), "address_zip": card.get("address_zip"),
-        "address_line1": card.get("address_line1"), "address_city": card.get("address_city"),
-        "address_state": card.get("address_state"),
+        "address_line1": card.get("address_line1"), "address_line2": card.get("address_line2"),
+        "address_city": card.get("address_city"), "address_state": card.get("address_state"),
         "address_country": card.get("address_country"), "cvc_check": "unchecked"
         if card.get("cvc") else None, "metadata": {}, "tokenization_method": None,
         "dynamic_last4": None, "address_line1_check": None, "address_zip_check": None,
+        # What the PaymentMethod made from the same card says.
+        "networks": {"preferred": details["networks"]["preferred"]},
+        "regulated_status": details["regulated_status"],
     }
     token["_number"] = test.number
     ctx.put(token)

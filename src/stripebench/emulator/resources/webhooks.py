@@ -197,9 +197,18 @@ def _endpoints_for(ctx: Ctx) -> list[dict[str, Any]]:
     return own
 
 
+def _targets(ctx: Ctx, event_type: str) -> list[dict[str, Any]]:
+    return [e for e in _endpoints_for(ctx)
+            if e.get("status") == "enabled" and _wants(e, event_type)]
+
+
+def listening(ctx: Ctx, event_type: str) -> bool:
+    """Whether any enabled endpoint would receive an event of this type."""
+    return bool(_targets(ctx, event_type))
+
+
 def on_event(ctx: Ctx, event: dict[str, Any]) -> None:
-    targets = [e for e in _endpoints_for(ctx)
-               if e.get("status") == "enabled" and _wants(e, event["type"])]
+    targets = _targets(ctx, event["type"])
     if not targets:
         return
     event["pending_webhooks"] = len(targets)

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 
 from ..forms import decode
 from ..http import Response
-from ..resources import intent_flow
+from ..resources import intent_flow, setup_intents
 from . import Web, escape, page
 from ._pages import PAGE_STYLE, committed, find_object, money, page_ctx
 
@@ -74,7 +74,9 @@ def decide(web: Web, intent: str, token: str) -> Response:
     embedded = web.request.query_params().get("embedded") == "1"
     if obj["status"] == "requires_action":
         ctx = page_ctx(web, account)
-        intent_flow.finish_authentication(ctx, obj, approved=outcome == "approve")
+        finish = setup_intents.finish_authentication if obj["object"] == "setup_intent" \
+            else intent_flow.finish_authentication
+        finish(ctx, obj, approved=outcome == "approve")
         committed(web, account)
     return _finished(web, obj, embedded)
 
