@@ -13,7 +13,7 @@ from typing import Any
 
 from ...context import Ctx
 from ...errors import StripeError
-from ...resources import accounts, charges, disputes, payouts, refunds
+from ...resources import accounts, disputes, payment_intents, payouts, refunds
 from ...resources.account_sessions import find_session
 from ...store import Account
 from .. import Web
@@ -255,7 +255,7 @@ def _act(platform_ctx: Ctx, ctx: Ctx, record: dict[str, Any], parts: list[str],
         refund = refunds.create(ctx, params)
         return 200, {"refund": refund["id"], "status": refund["status"]}
     if action == "capture":
-        charge = charges.capture_(ctx, {}, target)
+        charge = payment_intents.capture_charge(ctx, {}, target)
         return 200, {"captured": charge["captured"]}
     if action == "accept_dispute":
         dispute = disputes.close(ctx, {}, target)
