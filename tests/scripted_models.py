@@ -125,7 +125,10 @@ class ScriptedModelServer:
 
     async def openai(self, request: Request) -> Response:
         body = json.loads(await request.body())
-        offered = [name for t in body.get("tools") or [] for name in _tool_names(t)]
+        tools = [*(body.get("tools") or []), *(t for item in body.get("input") or []
+                                               if item.get("type") == "additional_tools"
+                                               for t in item.get("tools") or [])]
+        offered = [name for t in tools for name in _tool_names(t)]
         step = await _after_sleep(self._step(body, offered))
         n = len(self.requests) + len(self.side_requests)
         if step[0] == "tool":
@@ -135,6 +138,9 @@ class ScriptedModelServer:
                                     "arguments": json.dumps(step[2])}
             if "." in item["name"]:  # a tool inside a namespace
                 item["namespace"], item["name"] = item["name"].split(".", 1)
+        elif step[0] == "custom":  # a freeform tool's input (Codex's `exec` of JavaScript)
+            item = {"type": "custom_tool_call", "id": f"ctc_{n:02d}", "call_id": f"call_{n:02d}",
+                    "status": "completed", "name": step[1], "input": step[2]}
         else:
             item = {"type": "message", "id": f"msg_{n:02d}", "role": "assistant",
                     "status": "completed",

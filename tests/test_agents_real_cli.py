@@ -138,3 +138,32 @@ def test_codex_solves_a_trial_with_our_tools_only(tmp_path: Path, emulator: Any,
     assert (result["input_tokens"], result["output_tokens"]) == (5 * INPUT_TOKENS,
                                                                  5 * OUTPUT_TOKENS)
     assert result["cost_usd"] is None  # an unpriced model: no made-up cost
+
+
+def test_codex_default_model_works_our_tools_from_its_code_mode(tmp_path: Path,
+                                                               emulator: Any,
+                                                               models: list[Any]) -> None:
+    """With no --model, Codex uses its default model and "code mode": one `exec` tool
+    runs JavaScript that calls nested tools. Ours are there (`tools.mcp__stripebench__*`)
+    and work; its own `apply_patch`, still nested, is refused by Codex's read-only
+    sandbox, so a patch outside the workdir never lands."""
+    planted = tmp_path / "patched-on-host.txt"
+    patch = f"*** Begin Patch\n*** Add File: {planted}\n+pwned\n*** End Patch\n"
+    script = "\n".join([
+        f"try {{ await tools.apply_patch({json.dumps(patch)}); }} "
+        "catch (e) { text('refused: ' + e); }",
+        f"text(JSON.stringify(await tools.mcp__stripebench__bash({json.dumps(OURS[0][2])})));",
+        f"text(JSON.stringify(await tools.mcp__stripebench__view({json.dumps(OURS[1][2])})));",
+        "await tools.mcp__stripebench__submit({summary: 'created Ada'});"])
+    server = ScriptedModelServer([("custom", "exec", script), ("text", "Done.", None)])
+    models.append(server)
+    result, events = _run(tmp_path, emulator, "codex", None, f"{server.url}/v1")
+    assert result["status"] == "completed", result["error"]
+    assert result["reward"] == 1.0 and not planted.exists()
+    output = json.dumps([o for o in server.requests[1]["input"]
+                         if o.get("type") == "custom_tool_call_output"])
+    assert "refused: " in output and "read-only sandbox" in output
+    assert [e["name"] for e in events if e["type"] == "tool_call"] == ["bash", "view",
+                                                                       "submit"]
+    assert result["turns"] == 2 and result["tool_calls"] == 3
+    assert result["model"] == server.requests[0]["model"]  # Codex's default, not null
