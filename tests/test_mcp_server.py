@@ -251,3 +251,22 @@ def test_a_missing_option_fails_at_once_and_a_failed_navigation_shows_its_url(
     assert head.endswith("at http://127.0.0.1:9/checkout (navigation failed: "
                          "net::ERR_UNSAFE_PORT)"), head
     assert "plans.html" not in tabs.content[0].text
+
+
+def test_a_trial_can_offer_a_subset_of_the_tools(tmp_path: Path) -> None:
+    """`"tools": [...]` in the trial's mcp.json (a run's tool choice) is what the server
+    lists and serves, to every MCP client alike; `submit` always stays."""
+    (tmp_path / "w").mkdir()
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"workdir": str(tmp_path / "w"), "tools": ["bash", "view"],
+                                  "transcript": str(tmp_path / "t.jsonl")}))
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "stripebench.cli", "mcp", "--config", str(config)])
+    tools, (made, ran) = anyio.run(_listed_and_called, params, [
+        ("create", {"path": "x.txt", "file_text": "no"}, None),
+        ("bash", {"command": "echo yes > y.txt"}, None)])
+    assert sorted(t.name for t in tools) == ["bash", "submit", "view"]
+    assert made.is_error and made.content[0].text == (
+        "Unknown tool 'create'. Tools: bash, view, submit")
+    assert not ran.is_error
+    assert sorted(p.name for p in (tmp_path / "w").iterdir()) == ["y.txt"]

@@ -48,7 +48,8 @@ def toolbox_from_config(config: Path | None, workdir: Path,
     emulator = (data.get("env") or {}).get("STRIPE_API_BASE")
     return Toolbox(sandbox, Transcript(Path(data["transcript"]) if data.get("transcript")
                                        else None),
-                   browser_launch=_launch(sandbox, emulator), deadline=deadline)
+                   browser_launch=_launch(sandbox, emulator), deadline=deadline,
+                   tools=data.get("tools"))  # a run's tool subset (None: all)
 
 
 def _join(info: dict[str, Any] | None) -> Any:

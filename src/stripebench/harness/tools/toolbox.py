@@ -109,7 +109,12 @@ class Toolbox:
 
     def __init__(self, sandbox: Sandbox, transcript: Transcript | None = None,
                  browser_launch: dict[str, Any] | None = None,
-                 deadline: float | None = None) -> None:
+                 deadline: float | None = None, tools: list[str] | None = None) -> None:
+        unknown = sorted(set(tools or []) - set(SPEC_BY_NAME))
+        if unknown:
+            raise ValueError(f"unknown tool {unknown[0]!r}; tools: {', '.join(SPEC_BY_NAME)}")
+        # the tools offered (None: all); `submit` always, so an agent can say it is done
+        self.enabled = None if tools is None else {*tools, "submit"}
         self.sandbox = sandbox
         self.transcript = transcript or Transcript(None)
         self.browser_launch = browser_launch  # Playwright launch options (see browser.py)
@@ -120,7 +125,7 @@ class Toolbox:
 
     @property
     def specs(self) -> list[ToolSpec]:
-        return SPECS
+        return [s for s in SPECS if self.enabled is None or s.name in self.enabled]
 
     @property
     def browser(self) -> BrowserSession:
@@ -135,7 +140,7 @@ class Toolbox:
         started = time.monotonic()
         self.transcript.add("tool_call", id=call_id, name=name, args=args)
         try:
-            if name in SPEC_BY_NAME:
+            if name in SPEC_BY_NAME and (self.enabled is None or name in self.enabled):
                 check_arguments(SPEC_BY_NAME[name], args)
             result = self._dispatch(name, args)
         except ArgumentError as exc:
@@ -155,9 +160,9 @@ class Toolbox:
         return max(1.0, min(wanted, self.deadline - time.monotonic()))
 
     def _dispatch(self, name: str, args: dict[str, Any]) -> ToolResult:
-        if name not in SPEC_BY_NAME:
-            return ToolResult(f"Unknown tool {name!r}. Tools: {', '.join(SPEC_BY_NAME)}",
-                              is_error=True)
+        if name not in SPEC_BY_NAME or (self.enabled is not None and name not in self.enabled):
+            offered = ", ".join(s.name for s in self.specs)
+            return ToolResult(f"Unknown tool {name!r}. Tools: {offered}", is_error=True)
         if name == "bash":
             return self.bash(str(args["command"]), float(args.get("timeout") or 120))
         if name in FILE_TOOLS:
