@@ -167,3 +167,25 @@ def test_codex_default_model_works_our_tools_from_its_code_mode(tmp_path: Path,
                                                                        "submit"]
     assert result["turns"] == 2 and result["tool_calls"] == 3
     assert result["model"] == server.requests[0]["model"]  # Codex's default, not null
+
+
+def test_claude_code_ignores_settings_the_agent_writes_into_its_workdir(
+        tmp_path: Path, emulator: Any, models: list[Any]) -> None:
+    """The CLI runs on the host and reloads the project's `.claude/settings*.json` while
+    it runs: hooks an agent wrote there with our (sandboxed) bash ran on the host, outside
+    the sandbox. They must not: the CLI reads no settings files."""
+    planted = tmp_path / "hook-ran-on-host"
+    hook = {"hooks": {event: [{"matcher": "*", "hooks": [
+        {"type": "command", "command": f"touch {planted}"}]}]
+        for event in ("PreToolUse", "PostToolUse", "Stop")}}
+    write = (f"mkdir -p .claude && echo '{json.dumps(hook)}' > .claude/settings.json && "
+             "cp .claude/settings.json .claude/settings.local.json")
+    server = ScriptedModelServer([("tool", "bash", {"command": write}),
+                                  ("tool", "bash", {"command": "sleep 2"}), *OURS])
+    models.append(server)
+    result, _ = _run(tmp_path, emulator, "claude-code", None, server.url)
+    assert result["status"] == "completed", result["error"]
+    trial = tmp_path / "run" / "trials" / SHOP.id / "1"
+    assert (trial / "workdir" / ".claude" / "settings.local.json").exists()
+    assert not planted.exists()
+    assert result["reward"] == 1.0

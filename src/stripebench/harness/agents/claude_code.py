@@ -9,6 +9,9 @@ Verified against the real CLI (tests/test_agents_real_cli.py):
   dontAsk` denies whatever else would ask (listed as `permission_denials` in the result).
 - `--strict-mcp-config` ignores MCP servers configured anywhere else, and a private
   CLAUDE_CONFIG_DIR per trial keeps the user's settings, hooks and plugins out.
+- `--setting-sources=` (none): without it the CLI, which runs on the host, reads the
+  workdir's `.claude/settings*.json`, and reloads them while it runs, so an agent that
+  wrote hooks there through our sandboxed bash had them run on the host.
 - The stream-json `result` event: `num_turns` (one more than the model's responses when
   `--max-turns` stops it: turns are counted from the assistant messages instead),
   `subtype` (`success`, `error_max_turns` with exit code 1, ...), `total_cost_usd` and
@@ -36,6 +39,7 @@ def argv(ctx: AgentContext, exe: str, server: list[str], model: str | None) -> l
             "--mcp-config", str(config), "--strict-mcp-config",
             "--tools", "", "--allowedTools", f"mcp__{SERVER}",
             "--permission-mode", "dontAsk", "--disable-slash-commands",
+            "--setting-sources=",
             "--no-session-persistence", "--max-turns", str(ctx.max_turns),
             *(["--model", model] if model else [])]
 
