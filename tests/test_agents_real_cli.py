@@ -7,6 +7,9 @@ recorded; what reaches the model server must offer our tools only."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -189,3 +192,22 @@ def test_claude_code_ignores_settings_the_agent_writes_into_its_workdir(
     assert (trial / "workdir" / ".claude" / "settings.local.json").exists()
     assert not planted.exists()
     assert result["reward"] == 1.0
+
+
+def test_stripebench_run_passes_base_url_to_codex(tmp_path: Path, models: list[Any]) -> None:
+    """`stripebench run --agent codex --base-url U` reaches the model at U (it used to be
+    dropped for external agents, and Codex ignores OPENAI_BASE_URL)."""
+    server = ScriptedModelServer(OURS)
+    models.append(server)
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    done = subprocess.run(
+        [sys.executable, "-m", "stripebench.cli", "run", "--agent", "codex", "--model",
+         "scripted-model", "--base-url", f"{server.url}/v1", "--tasks", SHOP.id,
+         "--tasks-dir", str(SHOP.path.parent), "--sandbox", "local", "--out",
+         str(tmp_path / "run"), "--no-report"],
+        capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads((tmp_path / "run" / "trials" / SHOP.id / "1" / "result.json")
+                        .read_text())
+    assert (result["status"], result["reward"]) == ("completed", 1.0), result["error"]
+    assert len(server.requests) == 4
