@@ -202,7 +202,7 @@ def test_arguments_are_checked_against_the_tools_input_schema(tmp_path: Path) ->
     texts = [r.content[0].text for r in results]
     assert [r.is_error for r in results] == [True] * 7 + [False], texts
     assert texts[:7] == [
-        "Error: argument 'timeout' must be an integer, not 'abc'",
+        "Error: argument 'timeout' must be a number, not 'abc'",
         "Error: unknown argument 'cwd' (bash takes: command, timeout)",
         "Error: missing required argument 'command'",
         "Error: argument 'seconds' must be a number, not 'abc'",

@@ -36,8 +36,9 @@ SPECS = [
              "and output. Each call is a fresh shell (cd does not persist). Long-running "
              "servers must be started in the background (`cmd > log 2>&1 &`).",
              schema({"command": string("The command."),
-                     "timeout": integer("Seconds before the command is killed (default 120, "
-                                        "max 600).")}, ["command"]), RUNS),
+                     "timeout": {"type": "number", "description": "Seconds before the "
+                                 "command is killed (default 120, max 600)."}},
+                    ["command"]), RUNS),
     ToolSpec("view", "Show a text file with line numbers (optionally a [start, end] line "
              "range; end -1 = to the end) or list a directory two levels deep.",
              schema({"path": string("File or directory, relative to the working directory."),
