@@ -197,18 +197,23 @@ def test_arguments_are_checked_against_the_tools_input_schema(tmp_path: Path) ->
         ("browser_tabs", {"action": "open"}, None),
         ("browser_fill_form", {"fields": [{"ref": "e1", "value": "x", "force": True}]}, None),
         ("view", {"path": ".", "view_range": [1, "end"]}, None),
+        ("browser_fill_form", {"fields": [{"ref": "e1", "value": None}]}, None),
+        ("browser_fill_form", {"fields": [{"ref": "e1", "value": ["x"]}]}, None),
         ("bash", {"command": "touch ran-3", "timeout": 5}, None),
     ])
     texts = [r.content[0].text for r in results]
-    assert [r.is_error for r in results] == [True] * 7 + [False], texts
-    assert texts[:7] == [
+    assert [r.is_error for r in results] == [True] * 9 + [False], texts
+    assert texts[:9] == [
         "Error: argument 'timeout' must be a number, not 'abc'",
         "Error: unknown argument 'cwd' (bash takes: command, timeout)",
         "Error: missing required argument 'command'",
         "Error: argument 'seconds' must be a number, not 'abc'",
         "Error: argument 'action' must be one of list, new, select, close, not 'open'",
         "Error: unknown argument 'fields[0].force' (browser_fill_form takes: ref, value)",
-        "Error: argument 'view_range[1]' must be an integer, not 'end'"]
+        "Error: argument 'view_range[1]' must be an integer, not 'end'",
+        "Error: missing required argument 'fields[0].value'",
+        "Error: argument 'fields[0].value' must be a string, true or false, or a number, "
+        "not ['x']"]
     assert sorted(p.name for p in (tmp_path / "w").iterdir()) == ["ran-3"]
 
 

@@ -87,17 +87,13 @@ def _check_object(schema_: dict[str, Any], value: dict[str, Any], path: str,
 
 
 def _check_value(schema_: dict[str, Any], value: Any, path: str, tool: str) -> None:
-    kind = schema_.get("type")
-    ok = {"string": isinstance(value, str),
-          "integer": (isinstance(value, int) and not isinstance(value, bool)) or (
-              isinstance(value, float) and value.is_integer()),
-          "number": isinstance(value, int | float) and not isinstance(value, bool),
-          "boolean": isinstance(value, bool),
-          "array": isinstance(value, list),
-          "object": isinstance(value, dict)}.get(str(kind), True)
-    if not ok:
-        raise ArgumentError(f"argument {path!r} must be {_TYPES.get(str(kind), kind)}, "
-                            f"not {_shown(value)}")
+    kinds = schema_.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if not any(_is(kind, value) for kind in kinds):
+        names = [_TYPES.get(str(kind), str(kind)) for kind in kinds]
+        wanted = names[0] if len(names) == 1 else f"{', '.join(names[:-1])}, or {names[-1]}"
+        raise ArgumentError(f"argument {path!r} must be {wanted}, not {_shown(value)}")
+    kind = kinds[0] if len(kinds) == 1 else None
     if "enum" in schema_ and value not in schema_["enum"]:
         raise ArgumentError(f"argument {path!r} must be one of "
                             f"{', '.join(map(str, schema_['enum']))}, not {_shown(value)}")
@@ -106,6 +102,16 @@ def _check_value(schema_: dict[str, Any], value: Any, path: str, tool: str) -> N
             _check_value(schema_["items"], item, f"{path}[{n}]", tool)
     if kind == "object":
         _check_object(schema_, value, f"{path}.", tool)
+
+
+def _is(kind: Any, value: Any) -> bool:
+    return {"string": isinstance(value, str),
+            "integer": (isinstance(value, int) and not isinstance(value, bool)) or (
+                isinstance(value, float) and value.is_integer()),
+            "number": isinstance(value, int | float) and not isinstance(value, bool),
+            "boolean": isinstance(value, bool),
+            "array": isinstance(value, list),
+            "object": isinstance(value, dict)}.get(str(kind), True)
 
 
 def _shown(value: Any) -> str:

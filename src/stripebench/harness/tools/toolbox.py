@@ -70,7 +70,9 @@ SPECS = [
     ToolSpec("browser_fill_form", "Fill several fields at once: text fields, selects "
              "(value or label) and checkboxes (true/false).",
              schema({"fields": {"type": "array", "items": {
-                 "type": "object", "properties": {"ref": REF, "value": string("Value.")},
+                 "type": "object", "properties": {"ref": REF, "value": {
+                     "type": ["string", "boolean", "number"],
+                     "description": "Text, an option's value or label, or true/false."}},
                  "required": ["ref", "value"], "additionalProperties": False}}},
                     ["fields"]), ACTS),
     ToolSpec("browser_select_option", "Choose option(s) of a select element.",
