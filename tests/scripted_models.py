@@ -40,7 +40,6 @@ class ScriptedModelServer:
         self.requests: list[dict[str, Any]] = []  # agent-loop requests, in order
         self.side_requests: list[dict[str, Any]] = []
         self.other: list[str] = []  # paths nobody scripted (recorded, answered 404)
-        self.headers: list[dict[str, str]] = []
         app = Starlette(routes=[
             Route("/v1/messages", self.anthropic, methods=["POST"]),
             Route("/v1/messages/count_tokens", self.count_tokens, methods=["POST"]),
@@ -62,7 +61,6 @@ class ScriptedModelServer:
     # ----------------------------------------------------------------- script
 
     def _step(self, body: dict[str, Any], offered: list[str]) -> Step | None:
-        self.headers.append({})
         if not offered:
             self.side_requests.append(body)
             return None

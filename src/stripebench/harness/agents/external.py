@@ -25,7 +25,7 @@ from pathlib import Path
 from ..transcript import read
 from . import claude_code, codex
 from .base import AgentContext, AgentOutcome
-from .cli_report import CliReport, json_lines
+from .cli_report import CliReport
 
 BINARIES = {"claude-code": "claude", "codex": "codex", "goose": "goose"}
 INSTALL = {
@@ -168,4 +168,5 @@ def judge(report: CliReport, calls: int, code: int, timed_out: bool, max_turns: 
     return outcome
 
 
-__all__ = ["BINARIES", "ExternalAgent", "assistant_messages", "json_lines", "parse_output"]
+__all__ = ["BINARIES", "ExternalAgent", "assistant_messages", "judge", "parse_output",
+           "parse_report"]
