@@ -136,6 +136,9 @@ def test_codex_solves_a_trial_with_our_tools_only(tmp_path: Path, emulator: Any,
     assert refused and "unsupported call: exec_command" in json.dumps(refused[0])
     calls = [(e["name"], e["id"]) for e in events if e["type"] == "tool_call"]
     assert calls == [("bash", "call_02"), ("view", "call_03"), ("submit", "call_04")]
+    # the attempt shows only in Codex's session log: recorded from there
+    cli = [(e["name"], e["result"]) for e in events if e["type"] == "cli_tool_call"]
+    assert cli == [("exec_command", "unsupported call: exec_command")]
     assert result["tool_calls"] == 3 and result["turns"] == 5
     assert result["model"] == "scripted-model"
     assert (result["input_tokens"], result["output_tokens"]) == (5 * INPUT_TOKENS,
@@ -168,6 +171,9 @@ def test_codex_default_model_works_our_tools_from_its_code_mode(tmp_path: Path,
     assert "refused: " in output and "read-only sandbox" in output
     assert [e["name"] for e in events if e["type"] == "tool_call"] == ["bash", "view",
                                                                        "submit"]
+    (ran,) = [e for e in events if e["type"] == "cli_tool_call"]  # the script, kept
+    assert ran["name"] == "exec" and ran["args"] == script
+    assert "read-only sandbox" in ran["result"]
     assert result["turns"] == 2 and result["tool_calls"] == 3
     assert result["model"] == server.requests[0]["model"]  # Codex's default, not null
 

@@ -89,9 +89,8 @@ def parse(text: str, trial_dir: Path | None = None) -> CliReport:
             items += _item(item, report)
     session = _session(trial_dir)
     if session is not None:
-        responses, model = session
-        outcome.turns = responses
-        report.model = model
+        outcome.turns, report.model, own_calls = session
+        report.foreign += own_calls
     else:  # no session log (a stand-in CLI): the items the model produced
         outcome.turns = items
     if report.model and outcome.cost_usd is None:
@@ -130,8 +129,11 @@ def _item(item: dict[str, Any], report: CliReport) -> int:
     return 1
 
 
-def _session(trial_dir: Path | None) -> tuple[int, str | None] | None:
-    """(model responses, model) from Codex's session log in the trial's CODEX_HOME."""
+def _session(trial_dir: Path | None) -> tuple[int, str | None, list[dict[str, Any]]] | None:
+    """From Codex's session log in the trial's CODEX_HOME: the model's responses (turns),
+    the model, and the calls the model made to anything but our tools (with what Codex
+    answered): its `exec` scripts in code mode, a tool it was not offered. Its JSON
+    output shows neither."""
     if trial_dir is None:
         return None
     logs = sorted((trial_dir / "codex-home" / "sessions").glob("**/rollout-*.jsonl"))
@@ -139,13 +141,26 @@ def _session(trial_dir: Path | None) -> tuple[int, str | None] | None:
         return None
     responses: set[str] = set()
     model = None
+    calls: dict[str, dict[str, Any]] = {}
     for log in logs:
         for event in json_lines(log.read_text(errors="replace")):
             payload = event.get("payload") or {}
+            kind = payload.get("type")
             if event.get("type") == "token_usage_record":
                 responses.add(str(payload.get("response_id")))
-            elif payload.get("type") == "thread_settings_applied":
+            elif kind == "thread_settings_applied":
                 model = (payload.get("thread_settings") or {}).get("model") or model
             elif event.get("type") == "turn_context" and not model:
                 model = payload.get("model")
-    return len(responses), model
+            elif event.get("type") != "response_item":
+                continue
+            elif kind in ("function_call", "custom_tool_call") and \
+                    payload.get("namespace") != f"mcp__{SERVER}":
+                calls[str(payload.get("call_id"))] = {
+                    "id": payload.get("call_id"), "name": payload.get("name"),
+                    "args": payload.get("arguments") or payload.get("input")}
+            elif kind in ("function_call_output", "custom_tool_call_output") and \
+                    str(payload.get("call_id")) in calls:
+                calls[str(payload.get("call_id"))]["result"] = result_text(
+                    payload.get("output"))[:2000]
+    return len(responses), model, list(calls.values())
