@@ -22,8 +22,12 @@ fi
 .venv/bin/pip install -q --upgrade pip >/dev/null
 .venv/bin/pip install -q -e ".[dev]"
 
+# npm packages, the agent CLIs among them: Claude Code (its native binary comes from a
+# platform package, put in place by its postinstall) and Codex (a node launcher that runs
+# the native binary of @openai/codex-linux-x64 etc.). --prefer-offline: once the cache
+# holds them, setting up again needs no network (`npm ci --offline` works too).
 if [ -f package.json ]; then
-  npm install --silent --no-audit --no-fund >/dev/null
+  npm install --prefer-offline --silent --no-audit --no-fund >/dev/null
 fi
 
 # The docs index: the API reference is generated here from the installed stripe SDK (and

@@ -290,6 +290,9 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         record.update(turns=outcome.turns, input_tokens=outcome.input_tokens,
                       output_tokens=outcome.output_tokens, cost_usd=outcome.cost_usd,
                       error=outcome.error, agent_extra=outcome.extra)
+        if outcome.model:  # what the agent used, when the run did not name a model
+            record["model"] = record["model"] or outcome.model
+            record["agent_extra"]["model_used"] = outcome.model
         record["status"] = {"completed": "completed", "turn_limit": "turn_limit",
                             "timeout": "agent_timeout"}.get(outcome.status, "agent_error")
         transcript.add("end", status=record["status"], error=outcome.error)

@@ -51,7 +51,7 @@ def make_agent(name: str, model: str | None = None, *, script: Path | None = Non
     if name in EXTERNAL:
         from .external import ExternalAgent
 
-        return ExternalAgent(name, model, **options)
+        return ExternalAgent(name, model, base_url=base_url, **options)
     raise AgentError(f"unknown agent {name!r}; known: {', '.join(NAMES)}")
 
 

@@ -38,6 +38,7 @@ class AgentOutcome:
     output_tokens: int = 0
     cost_usd: float | None = None
     error: str | None = None
+    model: str | None = None  # the model the agent says it used (external CLIs)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

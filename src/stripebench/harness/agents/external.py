@@ -1,36 +1,51 @@
-"""External CLI agents (goose, Claude Code, Codex) as subprocesses with our MCP server.
+"""External CLI agents (Claude Code, Codex, goose) as subprocesses with our MCP server.
 
 Each CLI is started in the trial's workdir with the trial's environment and one MCP
 server configured: `stripebench mcp --config <trial>/mcp.json`, which works in the
-trial's sandbox and writes every tool call into the trial's transcript. The CLI's own
-output (JSON lines where it has them) goes to agent.log and is read for turns, tokens
-and cost; where a CLI does not report turns, the tool calls our server saw are counted.
+trial's sandbox and writes every tool call into the trial's transcript. The CLI is
+configured so that our server's tools are the only ones it offers the model (see
+claude_code.py and codex.py for how, per CLI). Its own output goes to agent.log and is
+read for turns, tokens, cost and the model used; what it did outside our server (a
+built-in tool it was refused, a permission denial) is recorded in the transcript too.
+
+A run in which the CLI refused every call to our tools, or could not start our server
+or reach its model, is an agent error (not a scored 0): the agent never got to work.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
-from typing import Any
+from pathlib import Path
 
 from ..transcript import read
+from . import claude_code, codex
 from .base import AgentContext, AgentOutcome
+from .cli_report import CliReport
 
 BINARIES = {"claude-code": "claude", "codex": "codex", "goose": "goose"}
+INSTALL = {
+    "claude-code": "npm install @anthropic-ai/claude-code (scripts/setup.sh does)",
+    "codex": "npm install @openai/codex (scripts/setup.sh does)",
+    "goose": "goose is not on the package registries stripebench installs from; install "
+             "it from its own releases",
+}
 
 
 class ExternalAgent:
-    def __init__(self, name: str, model: str | None = None, binary: str | None = None) -> None:
+    def __init__(self, name: str, model: str | None = None, binary: str | None = None,
+                 base_url: str | None = None) -> None:
         if name not in BINARIES:
             raise ValueError(f"unknown external agent {name!r}")
         self.name = name
         self.model = model
-        env_name = f"STRIPEBENCH_{BINARIES[name].upper()}_BIN"
-        self.binary = binary or os.environ.get(env_name) or BINARIES[name]
+        self.base_url = base_url  # the model server (`stripebench run --base-url`)
+        self.env_name = f"STRIPEBENCH_{BINARIES[name].upper()}_BIN"
+        self.binary = binary or os.environ.get(self.env_name) or BINARIES[name]
 
     # ----------------------------------------------------------------- command lines
 
@@ -39,37 +54,43 @@ class ExternalAgent:
 
     def argv(self, ctx: AgentContext, exe: str) -> list[str]:
         server = self.mcp_command(ctx)
-        model = ["--model", self.model] if self.model else []
         if self.name == "claude-code":
-            config = ctx.trial_dir / "claude-mcp.json"
-            config.write_text(json.dumps({"mcpServers": {"stripebench": {
-                "type": "stdio", "command": server[0], "args": server[1:]}}}))
-            return [exe, "-p", ctx.prompt, "--output-format", "stream-json", "--verbose",
-                    "--mcp-config", str(config), "--strict-mcp-config",
-                    "--allowedTools", "mcp__stripebench", "--max-turns", str(ctx.max_turns),
-                    *model]
+            return claude_code.argv(ctx, exe, server, self.model)
         if self.name == "codex":
-            return [exe, "exec", "--json", "--skip-git-repo-check",
-                    "-c", f"mcp_servers.stripebench.command={json.dumps(server[0])}",
-                    "-c", f"mcp_servers.stripebench.args={json.dumps(server[1:])}",
-                    *(["-m", self.model] if self.model else []), ctx.prompt]
-        return [exe, "run", "--no-session", "--with-extension", " ".join(server),
+            return codex.argv(ctx, exe, server, self.model, self.base_url)
+        return [exe, "run", "--no-session", "--with-extension", shlex.join(server),
                 "--max-turns", str(ctx.max_turns), "-t", ctx.prompt]
+
+    def env(self, ctx: AgentContext) -> dict[str, str]:
+        env = {**os.environ, **ctx.env}
+        if self.name == "claude-code":
+            env.update(claude_code.env(ctx, self.base_url, env))
+        elif self.name == "codex":
+            env.update(codex.env(ctx, self.base_url, env))
+        elif self.model:
+            env["GOOSE_MODEL"] = self.model
+        return env
+
+    def find(self) -> str | None:
+        """The binary: as given, on PATH, or installed by scripts/setup.sh (node_modules)."""
+        found = shutil.which(self.binary)
+        if found is None and os.sep not in self.binary:
+            local = Path(__file__).resolve().parents[4] / "node_modules" / ".bin" / self.binary
+            found = str(local) if local.exists() else None
+        return found
 
     # ----------------------------------------------------------------- running
 
     def run(self, ctx: AgentContext) -> AgentOutcome:
-        exe = shutil.which(self.binary)
+        exe = self.find()
         if exe is None:
-            return AgentOutcome(status="error", error=f"{self.binary!r} is not installed (set "
-                                f"STRIPEBENCH_{BINARIES[self.name].upper()}_BIN)")
-        env = {**os.environ, **ctx.env}
-        if self.name == "goose" and self.model:
-            env["GOOSE_MODEL"] = self.model
+            return AgentOutcome(status="error", error=(
+                f"{self.name}: {self.binary!r} is not installed ({INSTALL[self.name]}; or "
+                f"set {self.env_name} to the binary)"))
         log_path = ctx.trial_dir / "agent.log"
         with open(log_path, "wb") as log:
-            proc = subprocess.Popen(self.argv(ctx, exe), cwd=ctx.sandbox.workdir, env=env,
-                                    stdin=subprocess.DEVNULL, stdout=log,
+            proc = subprocess.Popen(self.argv(ctx, exe), cwd=ctx.sandbox.workdir,
+                                    env=self.env(ctx), stdin=subprocess.DEVNULL, stdout=log,
                                     stderr=subprocess.STDOUT, start_new_session=True)
             try:
                 code = proc.wait(timeout=max(1.0, ctx.time_left()))
@@ -78,87 +99,74 @@ class ExternalAgent:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
                 code, timed_out = -9, True
-        output = log_path.read_text(errors="replace")
-        outcome = parse_output(self.name, output)
-        # the CLI's own words (its tool calls are already there, from our server)
-        for text in assistant_messages(self.name, output):
-            ctx.transcript.add("message", role="assistant", text=text, source="agent.log")
-        calls = sum(1 for e in read(ctx.trial_dir / "transcript.jsonl")
-                    if e.get("type") == "tool_call")
-        outcome.extra["mcp_tool_calls"] = calls
-        if not outcome.turns:
-            outcome.turns = calls
-        if timed_out:
-            outcome.status = "timeout"
-        elif code != 0:
-            outcome.status = "error"
-            outcome.error = f"{self.binary} exited with code {code}; see agent.log"
-        elif outcome.turns >= ctx.max_turns and outcome.status == "completed":
-            outcome.status = "turn_limit"
-        return outcome
+        report = parse_report(self.name, log_path.read_text(errors="replace"), ctx.trial_dir)
+        record(ctx, report)
+        calls = [e for e in read(ctx.trial_dir / "transcript.jsonl")
+                 if e.get("type") == "tool_call"]
+        return judge(report, len(calls), code, timed_out, ctx.max_turns, self.binary)
 
 
-def _lines(text: str) -> list[dict[str, Any]]:
-    out = []
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(value, dict):
-                out.append(value)
-    return out
-
-
-def parse_output(name: str, text: str) -> AgentOutcome:
-    """Turns, tokens and cost from a CLI's recorded output."""
-    outcome = AgentOutcome()
-    events = _lines(text)
+def parse_report(name: str, text: str, trial_dir: Path | None = None) -> CliReport:
     if name == "claude-code":
-        for event in events:
-            if event.get("type") == "result":
-                usage = event.get("usage") or {}
-                outcome.turns = int(event.get("num_turns") or 0)
-                outcome.input_tokens = int(usage.get("input_tokens") or 0) + int(
-                    usage.get("cache_read_input_tokens") or 0) + int(
-                    usage.get("cache_creation_input_tokens") or 0)
-                outcome.output_tokens = int(usage.get("output_tokens") or 0)
-                if event.get("total_cost_usd") is not None:
-                    outcome.cost_usd = float(event["total_cost_usd"])
-                if event.get("is_error"):
-                    outcome.status = "error"
-                    outcome.error = str(event.get("result") or event.get("subtype"))
-                if event.get("subtype") == "error_max_turns":
-                    outcome.status, outcome.error = "turn_limit", None
-    elif name == "codex":
-        for event in events:
-            kind = event.get("type")
-            if kind == "turn.completed":
-                usage = event.get("usage") or {}
-                outcome.input_tokens += int(usage.get("input_tokens") or 0)
-                outcome.output_tokens += int(usage.get("output_tokens") or 0)
-            elif kind == "item.completed" and (event.get("item") or {}).get("type") in (
-                    "mcp_tool_call", "command_execution", "agent_message"):
-                outcome.turns += 1
-            elif kind in ("turn.failed", "error"):
-                outcome.status = "error"
-                outcome.error = json.dumps(event)[:500]
-    return outcome
+        return claude_code.parse(text, trial_dir)
+    if name == "codex":
+        return codex.parse(text, trial_dir)
+    return CliReport()  # goose prints plain text: its calls are counted at our server
+
+
+def parse_output(name: str, text: str, trial_dir: Path | None = None) -> AgentOutcome:
+    """Turns, tokens and cost from a CLI's recorded output."""
+    return parse_report(name, text, trial_dir).outcome
 
 
 def assistant_messages(name: str, text: str) -> list[str]:
     """The model's text replies in a CLI's JSON output (goose prints plain text: none)."""
-    found = []
-    for event in _lines(text):
-        if name == "claude-code" and event.get("type") == "assistant":
-            content = (event.get("message") or {}).get("content") or []
-            found += [str(block.get("text")) for block in content
-                      if isinstance(block, dict) and block.get("type") == "text"
-                      and block.get("text")]
-        elif name == "codex" and event.get("type") == "item.completed":
-            item = event.get("item") or {}
-            if item.get("type") == "agent_message" and item.get("text"):
-                found.append(str(item["text"]))
-    return found
+    return parse_report(name, text).messages
+
+
+def record(ctx: AgentContext, report: CliReport) -> None:
+    """The CLI's own words and doings, into the trial's transcript (our tools' calls are
+    there already, written by our server)."""
+    for text in report.messages:
+        ctx.transcript.add("message", role="assistant", text=text, source="agent.log")
+    for call in report.foreign:
+        ctx.transcript.add("cli_tool_call", source="agent.log", **call)
+    for call in report.refused:
+        ctx.transcript.add("cli_refused_call", source="agent.log", **call)
+
+
+def judge(report: CliReport, calls: int, code: int, timed_out: bool, max_turns: int,
+          binary: str) -> AgentOutcome:
+    outcome = report.outcome
+    outcome.model = report.model
+    outcome.extra["mcp_tool_calls"] = calls
+    if report.foreign:
+        outcome.extra["cli_tool_calls"] = len(report.foreign)
+    if report.refused:
+        outcome.extra["cli_refused_calls"] = len(report.refused)
+    if report.warnings:
+        outcome.extra["cli_warnings"] = report.warnings[:20]
+    if not outcome.turns:
+        outcome.turns = calls
+    if timed_out:
+        outcome.status = "timeout"
+    elif report.config_error:
+        outcome.status, outcome.error = "error", report.config_error
+    elif report.refused and calls == 0:
+        first = report.refused[0]
+        outcome.status = "error"
+        outcome.error = (f"{binary} refused every call to our tools ({len(report.refused)}), "
+                         f"e.g. {first.get('name')}: {first.get('error') or first.get('result')}"
+                         )[:500]
+    elif outcome.status == "turn_limit":
+        pass  # Claude Code exits 1 at --max-turns: a finished, scored trial
+    elif code != 0:
+        outcome.status = "error"
+        outcome.error = outcome.error or f"{binary} exited with code {code}; see agent.log"
+    elif outcome.turns >= max_turns and outcome.status == "completed":
+        outcome.status = "turn_limit"
+    return outcome
+
+
+__all__ = ["BINARIES", "ExternalAgent", "assistant_messages", "judge", "parse_output",
+           "parse_report"]

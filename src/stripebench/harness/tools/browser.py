@@ -43,6 +43,9 @@ class BrowserSession:
         self.current = 0
         self.console: list[str] = []
         self.network: list[str] = []
+        # page -> (url asked for, error, url the page had then): Chromium can keep
+        # reporting the previous URL after a failed navigation while it shows its error page
+        self._failed: dict[Any, tuple[str, str, str]] = {}
 
     # ----------------------------------------------------------------- plumbing
 
@@ -144,10 +147,19 @@ class BrowserSession:
                 parts.append(f"\n### frame f{n} ({frame.url}):\n{body}")
         return "\n".join(parts)
 
+    def _where(self, page: Any) -> str:
+        """The page's URL, or the one whose navigation failed while the tab shows the
+        browser's error page (page.url may still name the page before it)."""
+        failed = self._failed.get(page)
+        if failed and (page.url == failed[2] or page.url.startswith("chrome-error:")):
+            return f"{failed[0]} (navigation failed: {failed[1]})"
+        self._failed.pop(page, None)
+        return str(page.url)
+
     def _state(self, note: str = "", snapshot: bool = True) -> ToolResult:
         page = self.page
         head = f"{note}\nTab {self.current + 1}/{len(self.pages)}: {page.title()!r} " \
-               f"at {page.url}".strip()
+               f"at {self._where(page)}".strip()
         if not snapshot:
             return ToolResult(head)
         return ToolResult(f"{head}\n\n{self._outline()}")
@@ -155,7 +167,15 @@ class BrowserSession:
     # ----------------------------------------------------------------- tools
 
     def navigate(self, url: str) -> ToolResult:
-        response = self.page.goto(url, wait_until="load")
+        page = self.page
+        before = page.url
+        self._failed.pop(page, None)
+        try:
+            response = page.goto(url, wait_until="load")
+        except Exception as exc:
+            reason = str(exc).split("\n")[0].removeprefix("Page.goto: ").split(" at ")[0]
+            self._failed[page] = (url, reason, before)
+            raise
         status = f"HTTP {response.status}" if response is not None else "no response"
         return self._state(f"Navigated to {url} ({status}).")
 
@@ -197,11 +217,22 @@ class BrowserSession:
         return self._state(f"Filled {', '.join(done)}.")
 
     def select_option(self, ref: str, values: list[str]) -> ToolResult:
+        """Each value names an option by value or, failing that, by visible label; one
+        that names none is an error at once (listing the options), not a wait."""
         target = self._locate(ref)
-        try:
-            target.select_option(value=values)
-        except Exception:  # noqa: BLE001 - fall back to matching visible labels
-            target.select_option(label=values)
+        options = target.evaluate("e => e.options ? [...e.options].map(o => "
+                                  "[o.value, o.label.trim()]) : null")
+        if options is None:
+            raise ValueError(f"{ref} is not a select element")
+        chosen = []
+        for wanted in values:
+            match = [v for v, _ in options if v == wanted] or \
+                [v for v, label in options if label == wanted.strip()]
+            if not match:
+                listed = ", ".join(f"{label!r} (value {v!r})" for v, label in options)
+                raise ValueError(f"{ref} has no option {wanted!r}; its options: {listed}")
+            chosen.append(match[0])
+        target.select_option(value=chosen)
         return self._state(f"Selected {values} in {ref}.")
 
     def press_key(self, key: str) -> ToolResult:
@@ -238,7 +269,7 @@ class BrowserSession:
         elif action != "list":
             return ToolResult("action must be list, new, select or close", is_error=True)
         listing = "\n".join(f"{'*' if n == self.current else ' '} {n + 1}. {p.title()!r} "
-                            f"{p.url}" for n, p in enumerate(self.pages))
+                            f"{self._where(p)}" for n, p in enumerate(self.pages))
         return ToolResult(listing or "(no tabs)")
 
     def wait_for(self, text: str | None = None, text_gone: str | None = None,

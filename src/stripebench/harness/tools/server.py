@@ -73,15 +73,34 @@ def _launch(sandbox: Any, emulator_url: str | None) -> dict[str, Any] | None:
         return None
 
 
+def client_call_id(meta: Any) -> str | None:
+    """The id the MCP client gave this call in the model's conversation, so our transcript
+    entry matches the CLI's own record: Claude Code sends `claudecode/toolUseId`, Codex
+    `callId` (both in the request's `_meta`)."""
+    if not isinstance(meta, dict):
+        meta = getattr(meta, "model_extra", None) or {}
+    for key in ("claudecode/toolUseId", "callId", "toolUseId", "tool_call_id"):
+        if isinstance(meta.get(key), str) and meta[key]:
+            return str(meta[key])
+    return None
+
+
 def build_server(toolbox: Toolbox) -> Server[Any]:
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[
-            types.Tool(name=s.name, description=s.description, input_schema=s.parameters)
+            types.Tool(name=s.name, title=s.title, description=s.description,
+                       input_schema=s.parameters,
+                       annotations=types.ToolAnnotations(
+                           title=s.title, read_only_hint=s.hints.read_only,
+                           destructive_hint=s.hints.destructive,
+                           idempotent_hint=s.hints.idempotent,
+                           open_world_hint=s.hints.open_world))
             for s in toolbox.specs])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         result = await anyio.to_thread.run_sync(toolbox.call, params.name,
-                                                dict(params.arguments or {}))
+                                                dict(params.arguments or {}),
+                                                client_call_id(params.meta))
         content: list[Any] = [types.TextContent(type="text", text=result.text)]
         content += [types.ImageContent(type="image", data=base64.b64encode(png).decode(),
                                        mime_type="image/png") for png in result.images]

@@ -9,78 +9,100 @@ from typing import Any
 from ..sandbox import Sandbox, SandboxError
 from ..transcript import Transcript, clip
 from . import files
-from .base import ToolResult, ToolSpec, integer, schema, string
+from .base import (
+    ArgumentError,
+    Hints,
+    ToolResult,
+    ToolSpec,
+    check_arguments,
+    integer,
+    schema,
+    string,
+)
 from .browser import BrowserSession
 
 BASH_OUTPUT_LIMIT = 30_000
 REF = string("Element ref from the latest browser_snapshot, e.g. e12 or f1e4 (in a frame).")
+# MCP annotations (see Hints): what each kind of tool may do
+READS = Hints(read_only=True, idempotent=True)  # the working directory or our docs index
+WRITES = Hints(destructive=True, idempotent=True)  # overwrites a file
+EDITS = Hints(destructive=True)
+ADDS = Hints()
+RUNS = Hints(destructive=True, open_world=True)  # any command: network, services, files
+LOOKS = Hints(read_only=True, idempotent=True, open_world=True)  # reads the browser's pages
+ACTS = Hints(open_world=True)  # acts on a page (a click may pay, a form may submit)
 
 SPECS = [
     ToolSpec("bash", "Run a bash command in the working directory and return its exit code "
              "and output. Each call is a fresh shell (cd does not persist). Long-running "
              "servers must be started in the background (`cmd > log 2>&1 &`).",
              schema({"command": string("The command."),
-                     "timeout": integer("Seconds before the command is killed (default 120, "
-                                        "max 600).")}, ["command"])),
+                     "timeout": {"type": "number", "description": "Seconds before the "
+                                 "command is killed (default 120, max 600)."}},
+                    ["command"]), RUNS),
     ToolSpec("view", "Show a text file with line numbers (optionally a [start, end] line "
              "range; end -1 = to the end) or list a directory two levels deep.",
              schema({"path": string("File or directory, relative to the working directory."),
                      "view_range": {"type": "array", "items": {"type": "integer"},
                                     "description": "[start, end] lines, 1-based."}},
-                    ["path"])),
+                    ["path"]), READS),
     ToolSpec("create", "Create or overwrite a file with the given content.",
              schema({"path": string("File path."), "file_text": string("Full content.")},
-                    ["path", "file_text"])),
+                    ["path", "file_text"]), WRITES),
     ToolSpec("str_replace", "Replace the one exact occurrence of old_str in a file with "
              "new_str (old_str must match exactly, whitespace included, and be unique).",
              schema({"path": string("File path."), "old_str": string("Exact text to replace."),
                      "new_str": string("Replacement (empty to delete).")},
-                    ["path", "old_str"])),
+                    ["path", "old_str"]), EDITS),
     ToolSpec("insert", "Insert text after the given line of a file (0 = at the top).",
              schema({"path": string("File path."), "insert_line": integer("Line number."),
                      "insert_text": string("Text to insert.")},
-                    ["path", "insert_line", "insert_text"])),
+                    ["path", "insert_line", "insert_text"]), ADDS),
     ToolSpec("browser_navigate", "Open a URL in the browser's current tab.",
-             schema({"url": string("The URL.")}, ["url"])),
+             schema({"url": string("The URL.")}, ["url"]), ACTS),
     ToolSpec("browser_snapshot", "The page (and its frames) as an accessibility outline; "
-             "elements you can act on carry refs.", schema({})),
+             "elements you can act on carry refs.", schema({}), LOOKS),
     ToolSpec("browser_click", "Click an element.",
-             schema({"ref": REF, "double": {"type": "boolean"}}, ["ref"])),
+             schema({"ref": REF, "double": {"type": "boolean"}}, ["ref"]), ACTS),
     ToolSpec("browser_type", "Type text into a field (replacing its content); submit=true "
              "presses Enter after; slowly=true types key by key.",
              schema({"ref": REF, "text": string("Text."), "submit": {"type": "boolean"},
-                     "slowly": {"type": "boolean"}}, ["ref", "text"])),
+                     "slowly": {"type": "boolean"}}, ["ref", "text"]), ACTS),
     ToolSpec("browser_fill_form", "Fill several fields at once: text fields, selects "
              "(value or label) and checkboxes (true/false).",
              schema({"fields": {"type": "array", "items": {
-                 "type": "object", "properties": {"ref": REF, "value": string("Value.")},
-                 "required": ["ref", "value"]}}}, ["fields"])),
+                 "type": "object", "properties": {"ref": REF, "value": {
+                     "type": ["string", "boolean", "number"],
+                     "description": "Text, an option's value or label, or true/false."}},
+                 "required": ["ref", "value"], "additionalProperties": False}}},
+                    ["fields"]), ACTS),
     ToolSpec("browser_select_option", "Choose option(s) of a select element.",
              schema({"ref": REF, "values": {"type": "array", "items": {"type": "string"}}},
-                    ["ref", "values"])),
+                    ["ref", "values"]), ACTS),
     ToolSpec("browser_press_key", "Press a key (Enter, Tab, Escape, ArrowDown, a, ...).",
-             schema({"key": string("Key name.")}, ["key"])),
+             schema({"key": string("Key name.")}, ["key"]), ACTS),
     ToolSpec("browser_take_screenshot", "A PNG screenshot of the current tab.",
-             schema({"full_page": {"type": "boolean"}})),
+             schema({"full_page": {"type": "boolean"}}), LOOKS),
     ToolSpec("browser_console_messages", "The browser console log (latest 100).",
-             schema({})),
-    ToolSpec("browser_network_requests", "Requests the pages made (latest 100).", schema({})),
+             schema({}), LOOKS),
+    ToolSpec("browser_network_requests", "Requests the pages made (latest 100).", schema({}),
+             LOOKS),
     ToolSpec("browser_tabs", "List, open (optionally at url), select or close tabs.",
              schema({"action": {"type": "string", "enum": ["list", "new", "select", "close"]},
                      "index": integer("1-based tab index for select/close."),
-                     "url": string("URL for a new tab.")}, ["action"])),
+                     "url": string("URL for a new tab.")}, ["action"]), ACTS),
     ToolSpec("browser_wait_for", "Wait until text appears or disappears (any frame), or "
              "for a number of seconds.",
              schema({"text": string("Text to wait for."),
                      "text_gone": string("Text to wait to disappear."),
-                     "seconds": {"type": "number"}})),
+                     "seconds": {"type": "number"}}), LOOKS),
     ToolSpec("search_stripe_documentation", "Search Stripe's documentation (API reference, "
              "guides, upgrade notes). Returns ranked passages with their doc ids.",
              schema({"query": string("What to look for."),
-                     "limit": integer("Number of results (default 5).")}, ["query"])),
+                     "limit": integer("Number of results (default 5).")}, ["query"]), READS),
     ToolSpec("submit", "Declare the task finished. Call it once, when you are done; "
              "optionally with a short summary of what you did.",
-             schema({"summary": string("What you did.")})),
+             schema({"summary": string("What you did.")}), ADDS),
 ]
 SPEC_BY_NAME = {s.name: s for s in SPECS}
 FILE_TOOLS = {"view", "create", "str_replace", "insert"}
@@ -93,11 +115,15 @@ class Toolbox:
                  browser_launch: dict[str, Any] | None = None,
                  deadline: float | None = None, tools: list[str] | None = None,
                  docs_index: str | None = None) -> None:
-        self.sandbox = sandbox
-        # an experiment's arm may offer fewer tools (the others are refused) and its own
-        # documentation index (see harness/interventions.py)
-        self._specs = [s for s in SPECS if tools is None or s.name in tools]
+        unknown = sorted(set(tools or []) - set(SPEC_BY_NAME))
+        if unknown:
+            raise ValueError(f"unknown tool {unknown[0]!r}; tools: {', '.join(SPEC_BY_NAME)}")
+        # the tools offered (None: all); `submit` always, so an agent can say it is done
+        self.enabled = None if tools is None else {*tools, "submit"}
+        # an experiment's arm may also search its own documentation index
+        # (see harness/interventions.py)
         self.docs_index = docs_index
+        self.sandbox = sandbox
         self.transcript = transcript or Transcript(None)
         self.browser_launch = browser_launch  # Playwright launch options (see browser.py)
         self.deadline = deadline  # time.monotonic() by which every command must end
@@ -107,7 +133,7 @@ class Toolbox:
 
     @property
     def specs(self) -> list[ToolSpec]:
-        return self._specs
+        return [s for s in SPECS if self.enabled is None or s.name in self.enabled]
 
     @property
     def browser(self) -> BrowserSession:
@@ -122,7 +148,11 @@ class Toolbox:
         started = time.monotonic()
         self.transcript.add("tool_call", id=call_id, name=name, args=args)
         try:
+            if name in SPEC_BY_NAME and (self.enabled is None or name in self.enabled):
+                check_arguments(SPEC_BY_NAME[name], args)
             result = self._dispatch(name, args)
+        except ArgumentError as exc:
+            result = ToolResult(f"Error: {exc}", is_error=True)
         except (SandboxError, KeyError, ValueError, TypeError) as exc:
             missing = f"missing argument {exc}" if isinstance(exc, KeyError) else str(exc)
             result = ToolResult(f"Error: {missing}", is_error=True)
@@ -138,9 +168,9 @@ class Toolbox:
         return max(1.0, min(wanted, self.deadline - time.monotonic()))
 
     def _dispatch(self, name: str, args: dict[str, Any]) -> ToolResult:
-        if name not in SPEC_BY_NAME or SPEC_BY_NAME[name] not in self._specs:
-            return ToolResult(f"Unknown tool {name!r}. Tools: "
-                              f"{', '.join(s.name for s in self._specs)}", is_error=True)
+        if name not in SPEC_BY_NAME or (self.enabled is not None and name not in self.enabled):
+            offered = ", ".join(s.name for s in self.specs)
+            return ToolResult(f"Unknown tool {name!r}. Tools: {offered}", is_error=True)
         if name == "bash":
             return self.bash(str(args["command"]), float(args.get("timeout") or 120))
         if name in FILE_TOOLS:
