@@ -98,25 +98,28 @@ def test_tool_subset_refuses_the_others_in_a_trial(tmp_path: Path, emu: Emulator
     assert "| no-browser | fixture-shop |" in markdown([summary])  # the label names the run
 
 
-def test_external_cli_sees_only_the_subset_through_mcp(tmp_path: Path, emu: Emulator,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_external_cli_sees_only_the_subset_through_mcp(tmp_path: Path, emu: Emulator) -> None:
     """The trial's mcp.json carries the subset: the MCP server lists only those tools
-    and refuses the rest, for any CLI configured with it."""
+    and refuses the rest, for any CLI configured with it (the real Claude Code here,
+    driven by a scripted model server)."""
+    from scripted_models import ScriptedModelServer
     from test_mcp_server import _session_calls
 
-    monkeypatch.setenv("FAKE_PYTHON", sys.executable)
-    monkeypatch.setenv("FAKE_AGENT_STEPS", json.dumps([
-        ["browser_snapshot", {}], ["bash", {"command": SOLVE}], ["submit", {}]]))
-    (result,) = execute(
-        RunPlan(out=tmp_path, tasks=[SHOP], agent_name="claude-code", model=None,
-                interventions=Interventions(tools=("bash", "view", "submit"))),
-        lambda: make_agent("claude-code", None,
-                           options={"binary": str(FIXTURES / "bin" / "claude")}),
-        emulator=emu)
+    server = ScriptedModelServer([
+        ("tool", "mcp__stripebench__bash", {"command": SOLVE}),
+        ("tool", "mcp__stripebench__submit", {"summary": "done"}), ("text", "Done.", None)])
+    try:
+        (result,) = execute(
+            RunPlan(out=tmp_path, tasks=[SHOP], agent_name="claude-code", model=None,
+                    interventions=Interventions(tools=("bash", "view", "submit"))),
+            lambda: make_agent("claude-code", None, base_url=server.url), emulator=emu)
+    finally:
+        server.stop()
     assert result["status"] == "completed" and result["reward"] == 1.0, result["error"]
+    offered = [sorted(t["name"] for t in r["tools"]) for r in server.requests]
+    assert offered and all(names == ["mcp__stripebench__bash", "mcp__stripebench__submit",
+                                     "mcp__stripebench__view"] for names in offered)
     trial = tmp_path / "trials" / "fixture-shop" / "1"
-    refused = next(e for e in events(trial) if e["type"] == "tool_result")
-    assert refused["name"] == "browser_snapshot" and refused["is_error"]
     config = json.loads((trial / "mcp.json").read_text())
     config.pop("attach", None)  # the trial's sandbox is gone: the server makes its own
     (tmp_path / "again.json").write_text(json.dumps(config))
