@@ -64,6 +64,16 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 PINNED_BUNDLES = ("stripe/data/ca-certificates.crt", "certifi/cacert.pem",
                   "lib/data/ca-certificates.crt")
 START_TIMEOUT = 20.0
+# Kernel knobs under /proc that uid 0 may write without any capability (the files are
+# root-owned): kernel.core_pattern runs a program as host root on the next crash,
+# sysrq-trigger reboots the machine. They are bind-mounted read-only over every /proc
+# the sandbox mounts; a read-only bind carried into a namespace is locked, and a /proc
+# with covered parts cannot be mounted afresh, so nothing inside can undo it.
+PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")
+PROC_READ_ONLY_SCRIPT = " && ".join(
+    f'{{ [ ! -e /proc/{name} ] || {{ mount --bind /proc/{name} /proc/{name} && '
+    f'mount -o remount,bind,ro,nosuid,nodev,noexec /proc/{name}; }}; }}'
+    for name in PROC_READ_ONLY)
 RUNDIR_PREFIX = "stripebench-sandbox-"
 
 
@@ -291,6 +301,19 @@ class BubblewrapSandbox(WorkdirFiles):
                                + tail(self.rundir / "holder.log"))
         own_userns = os.readlink("/proc/self/ns/user")
         self._enter_user = os.readlink(f"/proc/{self.ns_pid}/ns/user") != own_userns
+        self._protect_proc()
+
+    def _protect_proc(self) -> None:
+        """Make the kernel's knobs under the sandbox's /proc read-only, once, before any
+        command of the agent runs (see PROC_READ_ONLY)."""
+        enter = ["nsenter", "-t", str(self.ns_pid), "-m"]
+        if self._enter_user:
+            enter += ["-U", "--preserve-credentials"]
+        done = subprocess.run([*enter, "--", "/bin/sh", "-c", PROC_READ_ONLY_SCRIPT],
+                              capture_output=True, text=True, timeout=START_TIMEOUT)
+        if done.returncode != 0:
+            raise SandboxError(f"could not make /proc/sys read-only in the sandbox: "
+                               f"{done.stderr.strip()}")
 
     # ------------------------------------------------------------------ exec
 
@@ -313,8 +336,8 @@ class BubblewrapSandbox(WorkdirFiles):
         if not hide:
             return [*enter, "-r", "-w", "--", *drop, "/bin/sh", "-c", 'cd "$0" && exec "$@"',
                     where, *argv]
-        mounts = " && ".join(f'mount -t tmpfs -o ro,size=4k,mode=000 hidden "${n + 1}"'
-                             for n in range(len(hide)))
+        mounts = " && ".join([PROC_READ_ONLY_SCRIPT] + [
+            f'mount -t tmpfs -o ro,size=4k,mode=000 hidden "${n + 1}"' for n in range(len(hide))])
         script = f'{mounts} && shift {len(hide)} && cd "$1" && shift && exec "$@"'
         return [*enter, "-r", "-w", "--", "unshare", "-m", "-p", "-f", "--mount-proc",
                 "--propagation", "private", "--", "/bin/sh", "-c", script, "isolate",
