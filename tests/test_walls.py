@@ -9,15 +9,26 @@ does not exist, and the device node asked for would be /dev/null's.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from stripebench.harness.sandbox import bwrap_available
+from conftest import RunningEmulator
+from stripebench.harness.agents.simple import ScriptedAgent
+from stripebench.harness.emulator import Emulator
+from stripebench.harness.runner import RunPlan, execute
+from stripebench.harness.sandbox import SandboxError, bwrap_available, make_sandbox
+from stripebench.harness.task import load_task
 from stripebench.routing.attach import AttachedSandbox
 from stripebench.routing.bwrap import BubblewrapSandbox
 
+SHOP = load_task(Path(__file__).parent / "fixtures" / "tasks" / "fixture-shop")
+CREATE_CUSTOMER = ('curl -sf "$STRIPE_API_BASE/v1/customers" -u "$STRIPE_SECRET_KEY:" '
+                   '-d email=ada@example.com -d "name=Ada Lovelace"')
 needs_bwrap = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
 
 # ---------------------------------------------------------------------- kernel and host
@@ -93,8 +104,6 @@ def test_kernel_knobs_modules_devices_and_ptrace_are_out_of_reach(
     """kernel.core_pattern set to `|<workdir>/x` by uid 0 runs x as host root on the next
     crash: no command in the sandbox may open a sysctl for writing, mount, unload a
     module, make a device node or trace the sandbox's init."""
-    import subprocess
-
     host = subprocess.Popen(MARKER_SLEEP.split())
     try:
         result = probe_box.exec(["python3", "probe.py"])
@@ -139,3 +148,111 @@ def test_services_and_attached_commands_meet_the_same_walls(
         while not (path.exists() and path.read_text().strip()) and time.monotonic() < deadline:
             time.sleep(0.1)
         _refused(json.loads(path.read_text()))
+
+
+# ---------------------------------------------------------------------- host-side files
+
+@pytest.fixture()
+def host_dir(tmp_path: Path) -> Path:
+    """A host folder the agent must never get the harness to write into."""
+    target = tmp_path / "host-only"
+    target.mkdir()
+    (target / "keep.txt").write_text("untouched\n")
+    return target
+
+
+@pytest.mark.parametrize("kind", ["local", pytest.param("bwrap", marks=needs_bwrap)])
+def test_a_planted_log_symlink_is_refused_not_followed(kind: str, tmp_path: Path,
+                                                       host_dir: Path) -> None:
+    """The harness opens `.stripebench/logs/<service>.log` on the host as root: neither a
+    symlinked logs folder nor a symlinked log file may take that write outside."""
+    work = tmp_path / "work"
+    (work / ".stripebench").mkdir(parents=True)
+    (work / ".stripebench" / "logs").symlink_to(host_dir)
+    with make_sandbox(kind, work) as box:  # type: ignore[attr-defined]
+        with pytest.raises(SandboxError, match="plain folder"):
+            box.start_service("web", "echo planted-output")
+        (work / ".stripebench" / "logs").unlink()
+        (work / ".stripebench" / "logs").mkdir()
+        (work / ".stripebench" / "logs" / "web.log").symlink_to(host_dir / "web.log")
+        with pytest.raises(SandboxError, match="plain folder"):
+            box.start_service("web", "echo planted-output")
+    assert sorted(p.name for p in host_dir.iterdir()) == ["keep.txt"]
+    assert (host_dir / "keep.txt").read_text() == "untouched\n"
+
+
+@pytest.mark.parametrize("kind", ["local", pytest.param("bwrap", marks=needs_bwrap)])
+def test_file_tools_stay_inside_the_workdir(kind: str, tmp_path: Path, host_dir: Path) -> None:
+    """`create` / `view` run on the host: a symlink inside the workdir works, one
+    leading out (or a FIFO that would block the harness) is refused."""
+    work = tmp_path / "work"
+    (work / "src").mkdir(parents=True)
+    (work / "src" / "app.py").write_text("print('hi')\n")
+    (work / "alias.py").symlink_to("src/app.py")
+    (work / "out").symlink_to(host_dir)
+    (work / "secret.txt").symlink_to(host_dir / "keep.txt")
+    os.mkfifo(work / "pipe")
+    with make_sandbox(kind, work) as box:  # type: ignore[attr-defined]
+        assert box.read_file("alias.py") == b"print('hi')\n"
+        box.write_file("alias.py", "print('edited')\n")
+        assert (work / "src" / "app.py").read_text() == "print('edited')\n"
+        for attempt in (lambda: box.write_file("out/planted.txt", "x"),
+                        lambda: box.write_file("secret.txt", "x"),
+                        lambda: box.write_file(str(work / "out" / "deep" / "p.txt"), "x"),
+                        lambda: box.read_file("secret.txt"),
+                        lambda: box.read_file("pipe")):
+            with pytest.raises(SandboxError):
+                attempt()
+    assert sorted(p.name for p in host_dir.iterdir()) == ["keep.txt"]
+    assert (host_dir / "keep.txt").read_text() == "untouched\n"
+
+
+def test_submission_hashing_streams_and_skips_what_is_not_a_file(tmp_path: Path,
+                                                                 host_dir: Path) -> None:
+    """A 2 GB sparse file once took the harness's memory to its size; symlinks, FIFOs
+    and devices in the workdir are listed neither by content nor by opening them."""
+    script = (
+        "import os, resource, sys, json\n"
+        "from pathlib import Path\n"
+        "from stripebench.harness.trial import submission_changes\n"
+        "env, work = Path(sys.argv[1]), Path(sys.argv[2])\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "changes = submission_changes(env, work)\n"
+        "grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before\n"
+        "print(json.dumps({'changes': changes, 'grew_kb': grew}))\n")
+    env, work = tmp_path / "environment", tmp_path / "work"
+    env.mkdir()
+    work.mkdir()
+    (env / "app.py").write_text("v1\n")
+    (work / "app.py").write_text("v2\n")
+    with open(work / "huge.bin", "wb") as handle:
+        handle.truncate(2 * 1024**3)  # sparse: no disk used
+    os.mkfifo(work / "pipe")
+    (work / "outside").symlink_to(host_dir / "keep.txt")
+    (work / "dir-link").symlink_to(host_dir)
+    done = subprocess.run([sys.executable, "-c", script, str(env), str(work)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["changes"] == {"added": ["huge.bin"], "modified": ["app.py"], "deleted": []}
+    assert report["grew_kb"] < 200 * 1024, report  # far below the file's 2 GB
+
+
+@pytest.mark.parametrize("kind", ["local", pytest.param("bwrap", marks=needs_bwrap)])
+def test_grading_ignores_what_the_agent_planted_in_stripebench(
+        kind: str, tmp_path: Path, host_dir: Path, emulator: RunningEmulator) -> None:
+    """The agent replaces `.stripebench/logs` and `.stripebench/grader` with symlinks to
+    a host folder; grading (service restart, tests copied in, reward read) must write
+    nothing there and still grade the work."""
+    plant = (f"rm -rf .stripebench/logs && ln -s {host_dir} .stripebench/logs && "
+             f"ln -s {host_dir} .stripebench/grader")
+    steps = [{"tool": "bash", "args": {"command": CREATE_CUSTOMER}},
+             {"tool": "bash", "args": {"command": plant}},
+             {"tool": "submit", "args": {"summary": "done"}}]
+    results = execute(RunPlan(out=tmp_path / "run", tasks=[SHOP], agent_name="scripted",
+                              model=None, sandbox=kind),
+                      lambda: ScriptedAgent(steps), emulator=Emulator(emulator.base))
+    assert results[0]["status"] == "completed", results[0]["error"]
+    assert results[0]["subscores"]["customer_created"] == 1.0
+    assert sorted(p.name for p in host_dir.iterdir()) == ["keep.txt"]
+    assert (host_dir / "keep.txt").read_text() == "untouched\n"

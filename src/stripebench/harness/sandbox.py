@@ -25,11 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from . import safe_files
+
 # After the command exits, keep reading this long for output still in flight; a
 # background job (`server &`) holding the pipe open must not make exec hang.
 PIPE_GRACE_SECONDS = 0.3
 TRUNCATION_NOTE = "\n[... output truncated ...]\n"
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
+# The file tools read whole files into memory: a bigger one is refused, not loaded.
+READ_LIMIT = 16 * 1024 * 1024
+LOGS = ".stripebench/logs"      # service output, inside the workdir
 
 
 @dataclass
@@ -148,7 +153,7 @@ def run_captured(argv: Sequence[str], *, env: dict[str, str], cwd: str | Path,
 
 
 def wait_until_ready(probe: Any, *, name: str, timeout: float, proc: subprocess.Popen[bytes],
-                     log_path: Path) -> None:
+                     workdir: Path) -> None:
     """Poll `probe()` until it returns True; fail with the service's log if it dies."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -156,18 +161,34 @@ def wait_until_ready(probe: Any, *, name: str, timeout: float, proc: subprocess.
             return
         if proc.poll() is not None:
             raise SandboxError(f"service {name!r} exited with code {proc.returncode} before it "
-                               f"was ready; last output:\n{tail(log_path)}")
+                               f"was ready; last output:\n{service_log_tail(workdir, name)}")
         time.sleep(0.1)
     raise SandboxError(f"service {name!r} was not ready after {timeout:g}s; last output:\n"
-                       f"{tail(log_path)}")
+                       f"{service_log_tail(workdir, name)}")
 
 
 def tail(path: Path, limit: int = 4000) -> str:
+    """The end of a file the harness owns (outside any workdir)."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            handle.seek(max(0, os.fstat(handle.fileno()).st_size - limit))
+            return handle.read(limit).decode("utf-8", "replace")
     except OSError:
         return ""
-    return data[-limit:].decode("utf-8", "replace")
+
+
+def open_service_log(workdir: Path, name: str) -> int:
+    """An fd appending to the service's log in the workdir. The harness opens it on the
+    host, so a symlink the agent planted on the way is refused, never followed."""
+    try:
+        return safe_files.append_handle(workdir, f"{LOGS}/{name}.log")
+    except OSError as exc:
+        raise SandboxError(f"cannot open the log of service {name!r}: {exc.strerror} "
+                           f"({LOGS} must be a plain folder in the workdir)") from None
+
+
+def service_log_tail(workdir: Path, name: str) -> str:
+    return safe_files.tail_in(workdir, f"{LOGS}/{name}.log")
 
 
 def port_open(host: str, port: int) -> bool:
@@ -207,16 +228,38 @@ class WorkdirFiles:
             raise SandboxError(f"{path!r} is outside the sandbox's workdir")
         return candidate
 
+    # Reads and writes happen on the host (as the harness's user) while the agent's
+    # processes run: they follow symlinks only while those stay inside the workdir, and
+    # touch nothing but regular files (see safe_files).
     def read_file(self, path: str) -> bytes:
         try:
-            return self.resolve(path).read_bytes()
+            data = safe_files.read_in(self.workdir, self._relative(path), symlinks=True,
+                                      limit=READ_LIMIT + 1)
         except OSError as exc:
-            raise SandboxError(f"cannot read {path!r}: {exc.strerror}") from None
+            raise SandboxError(f"cannot read {path!r}: {_reason(exc)}") from None
+        if len(data) > READ_LIMIT:
+            raise SandboxError(f"{path!r} is larger than {READ_LIMIT // 2**20} MB; read "
+                               "parts of it with a command (head, sed -n, grep)")
+        return data
 
     def write_file(self, path: str, data: bytes | str) -> None:
-        target = self.resolve(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data.encode() if isinstance(data, str) else data)
+        try:
+            safe_files.write_in(self.workdir, self._relative(path),
+                                data.encode() if isinstance(data, str) else data,
+                                symlinks=True)
+        except OSError as exc:
+            raise SandboxError(f"cannot write {path!r}: {_reason(exc)}") from None
+
+    def _relative(self, path: str) -> str:
+        self.resolve(path)  # the usual message for a path that is plainly outside
+        return str(path)
+
+
+def _reason(exc: OSError) -> str:
+    import errno
+    if exc.errno in (errno.EXDEV, errno.ELOOP):
+        return "it leads outside the workdir (through a symlink or '..')"
+    return exc.strerror or str(exc)
 
 
 class LocalSandbox(WorkdirFiles):
@@ -226,7 +269,6 @@ class LocalSandbox(WorkdirFiles):
         self.workdir = Path(workdir).resolve()
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.env = dict(env or {})
-        self.logs = self.workdir / ".stripebench" / "logs"
         self._groups: set[int] = set()
         self._services: dict[str, subprocess.Popen[bytes]] = {}
 
@@ -252,17 +294,18 @@ class LocalSandbox(WorkdirFiles):
                       ready_port: int | None = None, timeout: float = 60,
                       hide: Sequence[str] = ()) -> None:
         # `hide` cannot be honoured without namespaces: a local sandbox isolates nothing.
-        self.logs.mkdir(parents=True, exist_ok=True)
-        log_path = self.logs / f"{name}.log"
-        with open(log_path, "ab") as log:
+        log = open_service_log(self.workdir, name)
+        try:
             proc = subprocess.Popen(shell_argv(command), stdin=subprocess.DEVNULL, stdout=log,
                                     stderr=subprocess.STDOUT, env=self.full_env(None),
                                     cwd=self.workdir, start_new_session=True)
+        finally:
+            os.close(log)
         self._groups.add(proc.pid)
         self._services[name] = proc
         probe = _probe_for(ready_url, ready_port)
         if probe is not None:
-            wait_until_ready(probe, name=name, timeout=timeout, proc=proc, log_path=log_path)
+            wait_until_ready(probe, name=name, timeout=timeout, proc=proc, workdir=self.workdir)
 
     def expose_port(self, port: int) -> int:
         """The host port where the sandbox's `port` is reachable (here: the same one)."""

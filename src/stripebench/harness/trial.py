@@ -10,7 +10,6 @@ Only the first two are scored; reports list the rest as errors.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import fixtures as fixture_mod
+from . import safe_files
 from .agents.base import Agent, AgentContext, AgentOutcome
 from .emulator import Emulator, trial_account_id
 from .prompt import task_prompt
@@ -35,6 +35,11 @@ SCORED = ("completed", "turn_limit")
 AGENT_GRACE_SECONDS = 15
 GRADER_DIR = ".stripebench/grader"
 SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", ".deps"}
+# The submission's file list: how much of each file is hashed (a bigger one is known by
+# its size and first bytes) and how many files are listed at most.
+HASH_CAP_BYTES = 8 * 1024 * 1024
+DIFF_FILE_LIMIT = 20_000
+REWARD_LIMIT = 1024 * 1024
 
 
 @dataclass
@@ -118,14 +123,13 @@ def _start_services(sandbox: Sandbox, task: Task, ports: dict[str, int],
 
 
 def _file_digests(root: Path) -> dict[str, str]:
+    """Regular files below root -> digest. Streams each file and reads at most
+    HASH_CAP_BYTES of it; symlinks, FIFOs and devices are skipped unopened."""
     digests = {}
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in SKIP_IN_DIFF]
-        for name in names:
-            path = Path(folder) / name
-            if path.is_symlink() or not path.is_file():
-                continue
-            digests[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    for rel, dir_fd, name in safe_files.regular_files(root, SKIP_IN_DIFF, DIFF_FILE_LIMIT):
+        found = safe_files.sha256_of(dir_fd, name, HASH_CAP_BYTES)
+        if found is not None:
+            digests[rel] = found[0]
     return digests
 
 
@@ -189,13 +193,18 @@ def kill_leftovers(trial_dir: Path) -> None:
             pass
 
 
-def read_reward(path: Path) -> dict[str, Any]:
-    """A valid reward.json, or ValueError saying what is wrong with it."""
-    if not path.is_file():
-        raise ValueError("the grader wrote no reward.json")
+def read_reward(workdir: Path, path: str) -> dict[str, Any]:
+    """A valid reward.json (at `path` inside the workdir), or ValueError saying what is
+    wrong with it."""
+    try:  # no symlink followed, no FIFO opened, no giant file loaded
+        raw = safe_files.read_in(workdir, path, limit=REWARD_LIMIT + 1)
+    except OSError:
+        raise ValueError("the grader wrote no reward.json (or not as a plain file)") from None
+    if len(raw) > REWARD_LIMIT:
+        raise ValueError(f"reward.json is larger than {REWARD_LIMIT} bytes")
     try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"reward.json is not JSON: {exc}") from None
     total = data.get("total") if isinstance(data, dict) else None
     if isinstance(total, bool) or not isinstance(total, int | float) or not 0 <= total <= 1:
@@ -368,11 +377,7 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
           ports: dict[str, int], config: TrialConfig, record: dict[str, Any]) -> None:
     """Run the hidden grader in a fresh sandbox over the agent's workdir."""
     grader_dir = workdir / GRADER_DIR
-    harness_dir = workdir / ".stripebench"
-    if harness_dir.is_symlink() or (harness_dir.exists() and not harness_dir.is_dir()):
-        harness_dir.unlink()  # the grader's files go where the agent's services cannot see
-    if grader_dir.exists():  # the agent cannot plant a grader of its own
-        shutil.rmtree(grader_dir)
+    fresh_harness_dir(workdir)  # whatever the agent left in .stripebench/ is gone
     sandbox = _new_sandbox(config.sandbox, workdir, env, grader=True)
     try:
         try:
@@ -380,19 +385,18 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
             # sandbox they get their own mount and pid namespaces with .stripebench/ (the
             # grader's tests and reward.json) covered, so they can neither rewrite the
             # grader nor its reward. (A local sandbox isolates nothing.)
-            harness_dir.mkdir(exist_ok=True)
             _start_services(sandbox, task, ports, hide=(str(sandbox.workdir / ".stripebench"),))
         except SandboxError as exc:  # the agent's changes broke the app: the grader sees it
             record["notes"].append(f"services did not come back for grading: {exc}"[:2000])
         # tests/ arrive only now, after the agent's processes are gone and its services
         # have started
-        shutil.copytree(task.tests, grader_dir / "tests")
+        copy_into_workdir(task.tests, workdir, f"{GRADER_DIR}/tests")
         for name in ("fixtures.json", "stripe_seed.json", "stripe_final.json"):
-            shutil.copy(trial_dir / name, grader_dir / name)
+            copy_into_workdir(trial_dir / name, workdir, f"{GRADER_DIR}/{name}")
         inside = sandbox.workdir / GRADER_DIR
         setup_output = {}
         if (trial_dir / "setup.json").is_file():
-            shutil.copy(trial_dir / "setup.json", grader_dir / "setup.json")
+            copy_into_workdir(trial_dir / "setup.json", workdir, f"{GRADER_DIR}/setup.json")
             setup_output = {"STRIPEBENCH_SETUP_OUTPUT": str(inside / "setup.json")}
         grader_env = {
             **setup_output,
@@ -413,7 +417,7 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
         if result.timed_out:
             raise _GraderError(f"the grader timed out after {task.grader_timeout:g}s")
         try:
-            reward = read_reward(grader_dir / "reward.json")
+            reward = read_reward(workdir, f"{GRADER_DIR}/reward.json")
         except ValueError as exc:
             raise _GraderError(f"{exc} (grader exit code {result.exit_code}; see grader.log)"
                                ) from None
@@ -431,3 +435,28 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
 
 class _GraderError(Exception):
     pass
+
+
+def fresh_harness_dir(workdir: Path) -> None:
+    """Replace the workdir's .stripebench/ (the agent could write there: a symlink to a
+    host folder, a FIFO for a log) with an empty folder only the harness fills.
+    shutil.rmtree never follows a symlink: it removes the link, not what it names."""
+    harness_dir = workdir / ".stripebench"
+    if harness_dir.is_symlink() or (harness_dir.exists() and not harness_dir.is_dir()):
+        harness_dir.unlink()
+    elif harness_dir.exists():
+        shutil.rmtree(harness_dir)
+    safe_files.makedirs_in(workdir, ".stripebench/logs")
+
+
+def copy_into_workdir(source: Path, workdir: Path, target: str) -> None:
+    """Copy a harness file or folder (trusted) to `target` inside the workdir, refusing
+    every symlink on the way there."""
+    if source.is_dir():
+        for path in sorted(source.rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                safe_files.write_in(workdir, f"{target}/{path.relative_to(source)}",
+                                    path.read_bytes())
+        safe_files.makedirs_in(workdir, target)
+    else:
+        safe_files.write_in(workdir, target, source.read_bytes())

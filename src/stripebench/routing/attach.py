@@ -28,7 +28,6 @@ class AttachedSandbox(BubblewrapSandbox):
         self.rundir = Path(info["rundir"])
         self.inside = self.rundir / "inside"
         self.sockets = self.inside / "sock"
-        self.logs = self.workdir / ".stripebench" / "logs"
         self.env = dict(info["env"])
         self.routing = Routing(info["emulator_url"]) if info.get("emulator_url") else None
         self.shared = []

@@ -44,7 +44,9 @@ from ..harness.sandbox import (
     SandboxError,
     WorkdirFiles,
     kill_group,
+    open_service_log,
     run_captured,
+    service_log_tail,
     shell_argv,
     tail,
     wheelhouse,
@@ -146,7 +148,6 @@ class BubblewrapSandbox(WorkdirFiles):
         self.inside = self.rundir / "inside"      # bound at INSIDE
         self.sockets = self.inside / "sock"       # bound read-write (unix sockets)
         self.sockets.mkdir(parents=True)
-        self.logs = self.workdir / ".stripebench" / "logs"
         self._groups: set[int] = set()
         self._services: dict[str, subprocess.Popen[bytes]] = {}
         self._relays: RelayThread | None = None
@@ -199,7 +200,6 @@ class BubblewrapSandbox(WorkdirFiles):
             shutil.copy(self._certs.ca_cert, self.inside / "ca.pem")
             if self._certs.truststore:
                 shutil.copy(self._certs.truststore, self.inside / "truststore.p12")
-        self.logs.mkdir(parents=True, exist_ok=True)
         self._chromium_flags_dir()
 
     def _chromium_flags_dir(self) -> None:
@@ -410,11 +410,12 @@ class BubblewrapSandbox(WorkdirFiles):
     def start_service(self, name: str, command: str, *, ready_url: str | None = None,
                       ready_port: int | None = None, timeout: float = 60,
                       hide: Sequence[str] = ()) -> None:
-        self.logs.mkdir(parents=True, exist_ok=True)
-        log_path = self.logs / f"{name}.log"
-        with open(log_path, "ab") as log:
+        log = open_service_log(self.workdir, name)
+        try:
             proc = self.popen(shell_argv(command), stdin=subprocess.DEVNULL, stdout=log,
                               stderr=subprocess.STDOUT, hide=hide)
+        finally:
+            os.close(log)
         self._services[name] = proc
         if ready_url:
             check = ["python3", "-c", _URL_PROBE, ready_url]
@@ -429,10 +430,11 @@ class BubblewrapSandbox(WorkdirFiles):
                 return
             if proc.poll() is not None:
                 raise SandboxError(f"service {name!r} exited with code {proc.returncode} "
-                                   f"before it was ready; last output:\n{tail(log_path)}")
+                                   f"before it was ready; last output:\n"
+                                   f"{service_log_tail(self.workdir, name)}")
             if time.monotonic() > deadline:
                 raise SandboxError(f"service {name!r} was not ready after {timeout:g}s; last "
-                                   f"output:\n{tail(log_path)}")
+                                   f"output:\n{service_log_tail(self.workdir, name)}")
             time.sleep(0.1)
 
     def expose_port(self, port: int) -> int:
