@@ -15,9 +15,10 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
-from conftest import RunningEmulator
+from conftest import RunningEmulator, start_emulator
 from stripebench.harness.agents.simple import ScriptedAgent
 from stripebench.harness.emulator import Emulator
 from stripebench.harness.runner import RunPlan, execute
@@ -29,6 +30,7 @@ from stripebench.routing.bwrap import BubblewrapSandbox
 SHOP = load_task(Path(__file__).parent / "fixtures" / "tasks" / "fixture-shop")
 CREATE_CUSTOMER = ('curl -sf "$STRIPE_API_BASE/v1/customers" -u "$STRIPE_SECRET_KEY:" '
                    '-d email=ada@example.com -d "name=Ada Lovelace"')
+STRIPEBENCH = str(Path(sys.executable).parent / "stripebench")
 needs_bwrap = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
 
 # ---------------------------------------------------------------------- kernel and host
@@ -256,3 +258,86 @@ def test_grading_ignores_what_the_agent_planted_in_stripebench(
     assert results[0]["subscores"]["customer_created"] == 1.0
     assert sorted(p.name for p in host_dir.iterdir()) == ["keep.txt"]
     assert (host_dir / "keep.txt").read_text() == "untouched\n"
+
+
+# ---------------------------------------------------------------------- control plane
+
+# Inside `stripebench exec`: every spelling of the control plane through Stripe's host
+# names, plus two raw-socket tricks (a pipelined request, a body that an upstream
+# parser could read as a second request).
+CONTROL_PROBE = r'''
+import json, socket, ssl, subprocess, sys
+seen = {}
+for name, args in {
+    "host_localhost": ["-H", "Host: localhost", "https://api.stripe.com/_emulator/accounts"],
+    "encoded": ["https://api.stripe.com/%5Femulator/accounts"],
+    "double_slash": ["-H", "Host: 127.0.0.1", "https://api.stripe.com//_emulator/accounts"],
+    "absolute_form": ["--request-target", "http://localhost/_emulator/accounts",
+                      "https://api.stripe.com/"],
+    "reset": ["-X", "POST", "-H", "Host: localhost", "https://api.stripe.com/_emulator/reset"],
+}.items():
+    out = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", *args],
+                         capture_output=True, text=True)
+    seen[name] = out.stdout
+context = ssl.create_default_context()
+def raw(payload):
+    with socket.create_connection(("api.stripe.com", 443), timeout=10) as plain:
+        with context.wrap_socket(plain, server_hostname="api.stripe.com") as tls:
+            tls.sendall(payload)
+            data = b""
+            while True:
+                try:
+                    chunk = tls.recv(65536)
+                except (ssl.SSLError, OSError):
+                    break
+                if not chunk:
+                    break
+                data += chunk
+            return data.decode("latin-1")
+sneak = b"POST /_emulator/reset HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n"
+seen["pipelined"] = raw(b"GET /v1/balance HTTP/1.1\r\nHost: api.stripe.com\r\n\r\n" + sneak)
+seen["smuggled"] = raw(b"POST /v1/customers HTTP/1.1\r\nHost: api.stripe.com\r\n"
+                       b"Content-Length: %d\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+                       % (len(sneak) + 5) + sneak)
+print(json.dumps(seen))
+'''
+
+
+@needs_bwrap
+def test_exec_cannot_reach_the_control_plane_of_a_tokenless_emulator(tmp_path: Path) -> None:
+    """`emulator serve` without a token answers /_emulator/ to anyone on its port; code
+    under `stripebench exec` reaches that port only through the TLS front, which
+    refuses the control plane however it is spelled."""
+    emulator = start_emulator()  # its own: a reset must not wipe the shared one
+    try:
+        account = emulator.new_account()
+        (tmp_path / "probe.py").write_text(CONTROL_PROBE)
+        done = subprocess.run([STRIPEBENCH, "exec", "--emulator", emulator.base, "--account",
+                               account["id"], "--workdir", str(tmp_path), "--",
+                               "python3", "probe.py"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        seen = json.loads(done.stdout)
+        for name in ("host_localhost", "encoded", "double_slash", "reset"):
+            assert seen[name] == "403", (name, seen)
+        assert seen["absolute_form"] in ("400", "403"), seen
+        assert "_emulator" not in seen["pipelined"] or "403 " in seen["pipelined"], seen
+        assert '"reset": true' not in seen["pipelined"] + seen["smuggled"], seen
+        # the account is still there, with its keys
+        left = httpx.get(f"{emulator.base}/_emulator/accounts").json()["data"]
+        assert account["id"] in [a["id"] for a in left]
+        # and Stripe's own traffic still flows through the same front
+        listed = run_in_exec(emulator, account, tmp_path, 'curl -sf -u "$STRIPE_SECRET_KEY:" '
+                             "https://api.stripe.com/v1/customers")
+        assert json.loads(listed)["object"] == "list"
+    finally:
+        emulator.stop()
+
+
+def run_in_exec(emulator: RunningEmulator, account: dict[str, str], workdir: Path,
+                command: str) -> str:
+    done = subprocess.run([STRIPEBENCH, "exec", "--emulator", emulator.base, "--account",
+                           account["id"], "--workdir", str(workdir), "--", "bash", "-c",
+                           command], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout

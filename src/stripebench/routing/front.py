@@ -2,7 +2,8 @@
 
 `RelayThread` hosts any number of listeners: the TLS front (TLS with our leaf
 certificate on a unix socket or TCP port, plaintext HTTP on to the emulator's port, so
-the emulator itself never needs to know about TLS) and port forwards out of a sandbox.
+the emulator itself never needs to know about TLS; every request passes `gate.py`,
+which keeps the control plane out of reach) and port forwards out of a sandbox.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import relay
+from .gate import serve_gated
 
 
 def emulator_address(url: str) -> str:
@@ -40,12 +42,14 @@ class RelayThread:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=30)
 
     def add(self, listen: str, target: str, tls: ssl.SSLContext | None = None) -> str:
-        """Listen at `listen` (tcp:HOST:0 picks a free port), relay to `target`.
+        """Listen at `listen` (tcp:HOST:0 picks a free port), relay to `target`. With
+        `tls` this is a TLS front for the emulator: HTTP, through the gate.
 
         Returns the bound address (with the real port)."""
         async def start() -> asyncio.Server:
-            options: dict[str, Any] = {"ssl": tls} if tls is not None else {}
-            return await relay.listen(listen, relay.connector(target), **options)
+            if tls is None:
+                return await relay.listen(listen, relay.connector(target))
+            return await relay.listen(listen, relay.connector(target), serve_gated, ssl=tls)
 
         server: asyncio.Server = self._run(start())
         self._servers.append(server)
