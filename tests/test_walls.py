@@ -17,10 +17,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+import stripe
 
 from conftest import RunningEmulator, start_emulator
+from stripebench.emulator.ids import IdGenerator
 from stripebench.harness.agents.simple import ScriptedAgent
-from stripebench.harness.emulator import Emulator
+from stripebench.harness.emulator import Emulator, trial_account_id
 from stripebench.harness.runner import RunPlan, execute
 from stripebench.harness.sandbox import SandboxError, bwrap_available, make_sandbox
 from stripebench.harness.task import load_task
@@ -341,3 +343,31 @@ def run_in_exec(emulator: RunningEmulator, account: dict[str, str], workdir: Pat
                            command], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+# ---------------------------------------------------------------------- other trials
+
+def test_a_trial_cannot_compute_another_trials_account_or_keys(
+        emulator: RunningEmulator) -> None:
+    """Keys were seeded from seed 0 and sha256(task:attempt), both known to every trial,
+    so one trial could compute a parallel trial's secret key. Now the account id mixes
+    in a salt of the run's emulator handle and keys are random, while the account's
+    objects stay seeded: a redone trial gets the same ids."""
+    emu = Emulator(emulator.base)
+    account_id = emu.trial_account_id("fixture-shop", 2)
+    assert account_id != trial_account_id("fixture-shop", 2)  # what a trial can compute
+    assert account_id != Emulator(emulator.base).trial_account_id("fixture-shop", 2)
+    first = emu.create_account(account_id)
+    guessed = IdGenerator(f"0:{first.id}")  # even knowing the id and the seed
+    assert first.secret_key != guessed.new("sk_test")
+    assert first.publishable_key != guessed.new("pk_test")
+    client = stripe.StripeClient(first.secret_key, base_addresses={"api": emulator.base})
+    customer = client.v1.customers.create({"email": "redo@example.com"})
+    again = emu.create_account(account_id)  # the trial, redone
+    assert again.id == first.id and again.secret_key != first.secret_key
+    client = stripe.StripeClient(again.secret_key, base_addresses={"api": emulator.base})
+    assert client.v1.customers.create({"email": "redo@example.com"}).id == customer.id
+    with pytest.raises(stripe.AuthenticationError):  # the old key died with the account
+        stripe.StripeClient(first.secret_key, base_addresses={"api": emulator.base}
+                            ).v1.customers.list()
+    emu.delete_account(account_id)

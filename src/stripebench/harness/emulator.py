@@ -25,7 +25,7 @@ def free_port() -> int:
 
 
 def trial_account_id(*parts: object) -> str:
-    """A stable account id per trial: a redone trial gets the same keys and object ids."""
+    """A stable account id for these parts (see `Emulator.trial_account_id`)."""
     digest = hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()[:20]
     return f"acct_1{digest}"
 
@@ -41,9 +41,14 @@ class Account:
 class Emulator:
     """A handle on an emulator server: its base URL and control plane."""
 
-    def __init__(self, base: str, control_token: str | None = None) -> None:
+    def __init__(self, base: str, control_token: str | None = None,
+                 account_salt: str | None = None) -> None:
         self.base = base.rstrip("/")
         self.control_token = control_token
+        # Mixed into trial account ids, which seed every object id in the account: a
+        # trial knows its task and attempt, but not this, so it cannot compute another
+        # trial's account, ids or the pages they serve.
+        self.account_salt = account_salt or secrets.token_hex(16)
         self._server: Any = None
         self._thread: threading.Thread | None = None
         headers = {"X-Emulator-Token": control_token} if control_token else {}
@@ -87,6 +92,12 @@ class Emulator:
             raise RuntimeError(f"emulator {method} {path}: {response.status_code} "
                                f"{response.text[:300]}")
         return response.json()
+
+    def trial_account_id(self, task_id: str, attempt: int) -> str:
+        """The trial's account id: the same for a redone trial on this emulator handle
+        (same object ids), unguessable from inside any trial. Its API keys are random
+        on every creation."""
+        return trial_account_id(self.account_salt, task_id, attempt)
 
     def create_account(self, account_id: str, api_version: str | None = None) -> Account:
         body: dict[str, Any] = {"id": account_id}

@@ -24,7 +24,7 @@ from typing import Any
 from . import fixtures as fixture_mod
 from . import safe_files
 from .agents.base import Agent, AgentContext, AgentOutcome
-from .emulator import Emulator, trial_account_id
+from .emulator import Emulator
 from .prompt import task_prompt
 from .sandbox import Sandbox, SandboxError, make_sandbox, wheelhouse
 from .task import Task
@@ -245,7 +245,8 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
             shutil.copytree(task.environment, workdir, symlinks=True)
         else:
             workdir.mkdir()
-        account = emulator.create_account(trial_account_id(task.id, attempt), task.api_version)
+        account = emulator.create_account(emulator.trial_account_id(task.id, attempt),
+                                          task.api_version)
         record["account"] = account.id
         refs = fixture_mod.seed(emulator.base, account.secret_key, task.fixtures,
                                 task.api_version)
