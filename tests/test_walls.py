@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -371,3 +372,103 @@ def test_a_trial_cannot_compute_another_trials_account_or_keys(
         stripe.StripeClient(first.secret_key, base_addresses={"api": emulator.base}
                             ).v1.customers.list()
     emu.delete_account(account_id)
+
+
+# ---------------------------------------------------------------------- webhooks
+
+RECEIVER = r'''
+import http.server, sys
+class Hook(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        with open(sys.argv[2], "ab") as out:
+            out.write(body + b"\n")
+        self.send_response(200)
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Hook).serve_forever()
+'''
+
+
+def _host_receiver(port: int, hits: list[bytes]) -> Any:
+    import http.server
+    import threading
+
+    class Hook(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            hits.append(self.rfile.read(int(self.headers["Content-Length"])))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", port), Hook)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _settled(base: str, account: str, count: int) -> list[dict[str, Any]]:
+    import time
+
+    deadline = time.monotonic() + 30
+    while True:
+        log = httpx.get(f"{base}/_emulator/accounts/{account}/webhook_deliveries").json()["data"]
+        if len(log) >= count and all(d["attempts"] for d in log):
+            return list(log)
+        assert time.monotonic() < deadline, log
+        time.sleep(0.1)
+
+
+@needs_bwrap
+def test_webhooks_reach_only_the_trials_own_services(tmp_path: Path) -> None:
+    """Deliveries leave from the emulator on the host. A trial's account reaches its
+    declared service port *inside its sandbox* -- not the host's port of the same number
+    -- and nothing else: another port or an outside address is refused, and the delivery
+    record says why. An account without routes (no trial) reaches loopback only."""
+    from conftest import free_port
+
+    port = free_port()
+    host_hits: list[bytes] = []
+    host = _host_receiver(port, host_hits)   # the host's 127.0.0.1:port, same number
+    emulator = start_emulator()
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "receiver.py").write_text(RECEIVER)
+    try:
+        with BubblewrapSandbox(work) as box:
+            box.start_service("hooks", f"python3 receiver.py {port} hits.log", ready_port=port)
+            emu = Emulator(emulator.base)
+            trial = emu.create_account(emu.trial_account_id("walls", 1))
+            emu.route_webhooks(trial.id, {port: box.service_address(port)})
+            client = stripe.StripeClient(trial.secret_key, base_addresses={"api": emulator.base})
+            for url in (f"http://127.0.0.1:{port}/hook", f"http://localhost:{port + 1}/hook",
+                        "http://93.184.216.34/hook", "https://example.com/hook"):
+                client.v1.webhook_endpoints.create({"url": url,
+                                                    "enabled_events": ["customer.created"]})
+            client.v1.customers.create({"email": "hook@example.com"})
+            log = {d["url"]: d for d in _settled(emulator.base, trial.id, 4)}
+            assert log[f"http://127.0.0.1:{port}/hook"]["state"] == "delivered", log
+            assert b"customer.created" in (work / "hits.log").read_bytes()
+            assert host_hits == []  # the host's port of that number heard nothing
+            other_port = log[f"http://localhost:{port + 1}/hook"]
+            assert "not one of this trial's services" in other_port["attempts"][0]["error"]
+            for outside in ("http://93.184.216.34/hook", "https://example.com/hook"):
+                assert log[outside]["state"] == "failed"
+                assert "only to loopback" in log[outside]["attempts"][0]["error"], log[outside]
+                assert len(log[outside]["attempts"]) == 1  # refused, never retried
+        # no trial behind the account: loopback only, the host's own
+        plain = emulator.new_account()
+        client = stripe.StripeClient(plain["secret_key"], base_addresses={"api": emulator.base})
+        for url in (f"http://127.0.0.1:{port}/hook", "http://93.184.216.34/hook"):
+            client.v1.webhook_endpoints.create({"url": url,
+                                                "enabled_events": ["customer.created"]})
+        client.v1.customers.create({"email": "plain@example.com"})
+        log = {d["url"]: d for d in _settled(emulator.base, plain["id"], 2)}
+        assert log[f"http://127.0.0.1:{port}/hook"]["state"] == "delivered"
+        assert "only to loopback" in log["http://93.184.216.34/hook"]["attempts"][0]["error"]
+        assert len(host_hits) == 1
+    finally:
+        emulator.stop()
+        host.shutdown()

@@ -108,6 +108,12 @@ class Emulator:
             self.delete_account(account_id)
         return self._account(self._call("POST", "/_emulator/accounts", json=body))
 
+    def route_webhooks(self, account_id: str, routes: dict[int, str]) -> None:
+        """Deliver the account's webhooks to these ports only (port -> `unix:/socket`
+        into the trial's sandbox, or `direct`); nothing else is reachable."""
+        self._call("POST", f"/_emulator/accounts/{account_id}/webhook_routes",
+                   json={"routes": {str(port): target for port, target in routes.items()}})
+
     def delete_account(self, account_id: str) -> None:
         self.http.delete(f"/_emulator/accounts/{account_id}")
 

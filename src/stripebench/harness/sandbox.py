@@ -66,6 +66,11 @@ class Sandbox(Protocol):
                       ready_port: int | None = None, timeout: float = 60,
                       hide: Sequence[str] = ()) -> None: ...
 
+    def service_address(self, port: int) -> str:
+        """Where the emulator reaches the sandbox's 127.0.0.1:`port` (webhook deliveries):
+        `unix:/path` into its network namespace, or `direct` (the host's loopback)."""
+        ...
+
     def stop(self) -> None: ...
 
 
@@ -310,6 +315,9 @@ class LocalSandbox(WorkdirFiles):
     def expose_port(self, port: int) -> int:
         """The host port where the sandbox's `port` is reachable (here: the same one)."""
         return port
+
+    def service_address(self, port: int) -> str:
+        return "direct"  # the sandbox's loopback is the host's
 
     def stop(self) -> None:
         for pgid in list(self._groups):

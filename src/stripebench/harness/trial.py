@@ -133,6 +133,14 @@ def _file_digests(root: Path) -> dict[str, str]:
     return digests
 
 
+def route_webhooks(emulator: Emulator, account_id: str, sandbox: Sandbox,
+                   ports: dict[str, int]) -> None:
+    """Webhooks reach the task's declared services, inside this sandbox, and nothing
+    else (the emulator runs on the host: any other URL would be a way out)."""
+    emulator.route_webhooks(account_id, {port: sandbox.service_address(port)
+                                         for port in ports.values()})
+
+
 def submission_changes(environment: Path, workdir: Path) -> dict[str, list[str]]:
     before = _file_digests(environment) if environment.is_dir() else {}
     after = _file_digests(workdir)
@@ -248,6 +256,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         account = emulator.create_account(emulator.trial_account_id(task.id, attempt),
                                           task.api_version)
         record["account"] = account.id
+        emulator.route_webhooks(account.id, {})  # a trial's account reaches nothing yet
         refs = fixture_mod.seed(emulator.base, account.secret_key, task.fixtures,
                                 task.api_version)
         write_json_atomic(trial_dir / "fixtures.json", refs)
@@ -263,6 +272,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         except SandboxError as exc:
             record["status"] = "service_error"
             raise _Stop(str(exc)) from None
+        route_webhooks(emulator, account.id, sandbox, ports)
         agent_timeout = config.agent_timeout or task.agent_timeout
         deadline = time.monotonic() + agent_timeout
         toolbox = Toolbox(sandbox, transcript, deadline=deadline,
@@ -303,7 +313,8 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         write_json_atomic(trial_dir / "stripe_final.json", emulator.snapshot(account.id))
         write_json_atomic(trial_dir / "emulator_requests.json", emulator.requests(account.id))
         record["submission"] = submission_changes(task.environment, workdir)
-        grade(task, trial_dir, workdir, env, ports, config, record)
+        grade(task, trial_dir, workdir, env, ports, config, record,
+              webhooks=(emulator, account.id))
         timings["grader_seconds"] = time.monotonic() - clock
     except _Stop as stop:
         record["error"] = str(stop)
@@ -375,8 +386,10 @@ def run_setup(task: Task, workdir: Path, env: dict[str, str], emulator: Emulator
 
 
 def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
-          ports: dict[str, int], config: TrialConfig, record: dict[str, Any]) -> None:
-    """Run the hidden grader in a fresh sandbox over the agent's workdir."""
+          ports: dict[str, int], config: TrialConfig, record: dict[str, Any], *,
+          webhooks: tuple[Emulator, str] | None = None) -> None:
+    """Run the hidden grader in a fresh sandbox over the agent's workdir. `webhooks`:
+    the emulator and account whose deliveries go to the restarted services."""
     grader_dir = workdir / GRADER_DIR
     fresh_harness_dir(workdir)  # whatever the agent left in .stripebench/ is gone
     sandbox = _new_sandbox(config.sandbox, workdir, env, grader=True)
@@ -389,6 +402,8 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
             _start_services(sandbox, task, ports, hide=(str(sandbox.workdir / ".stripebench"),))
         except SandboxError as exc:  # the agent's changes broke the app: the grader sees it
             record["notes"].append(f"services did not come back for grading: {exc}"[:2000])
+        if webhooks is not None:
+            route_webhooks(*webhooks, sandbox, ports)
         # tests/ arrive only now, after the agent's processes are gone and its services
         # have started
         copy_into_workdir(task.tests, workdir, f"{GRADER_DIR}/tests")

@@ -35,6 +35,7 @@ class AttachedSandbox(BubblewrapSandbox):
         self._services: dict[str, subprocess.Popen[bytes]] = {}
         self._relays = None
         self._exposed: dict[int, int] = {}
+        self._port_sockets: set[int] = set()
         self._holder = None
         self._certs = None
         if not self.alive():

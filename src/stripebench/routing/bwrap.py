@@ -152,6 +152,7 @@ class BubblewrapSandbox(WorkdirFiles):
         self._services: dict[str, subprocess.Popen[bytes]] = {}
         self._relays: RelayThread | None = None
         self._exposed: dict[int, int] = {}
+        self._port_sockets: set[int] = set()
         self._holder: subprocess.Popen[bytes] | None = None
         self._certs = certificates or (ensure_certificates() if routing else None)
         given = dict(env or {})
@@ -437,12 +438,12 @@ class BubblewrapSandbox(WorkdirFiles):
                                    f"output:\n{service_log_tail(self.workdir, name)}")
             time.sleep(0.1)
 
-    def expose_port(self, port: int) -> int:
-        """Make 127.0.0.1:port inside reachable from the host; returns the host port."""
-        if port in self._exposed:
-            return self._exposed[port]
-        inside_sock = f"{INSIDE}/sock/port-{port}.sock"
+    def port_socket(self, port: int) -> Path:
+        """A host-side unix socket reaching 127.0.0.1:port inside (its relay starts once)."""
         host_sock = self.sockets / f"port-{port}.sock"
+        if port in self._port_sockets:
+            return host_sock
+        inside_sock = f"{INSIDE}/sock/port-{port}.sock"
         self.popen(["python3", f"{INSIDE}/relay.py", f"unix:{inside_sock}=tcp:127.0.0.1:{port}"],
                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
@@ -451,11 +452,24 @@ class BubblewrapSandbox(WorkdirFiles):
             if time.monotonic() > deadline:
                 raise SandboxError(f"could not expose port {port}")
             time.sleep(0.02)
+        self._port_sockets.add(port)
+        return host_sock
+
+    def expose_port(self, port: int) -> int:
+        """Make 127.0.0.1:port inside reachable from the host; returns the host port."""
+        if port in self._exposed:
+            return self._exposed[port]
+        host_sock = self.port_socket(port)
         if self._relays is None:
             self._relays = RelayThread()
         bound = self._relays.add("tcp:127.0.0.1:0", f"unix:{host_sock}")
         self._exposed[port] = port_of(bound)
         return self._exposed[port]
+
+    def service_address(self, port: int) -> str:
+        """Where the emulator delivers webhooks for this sandbox's `port`: a unix socket
+        into its network namespace (the host's 127.0.0.1:port is someone else's)."""
+        return f"unix:{self.port_socket(port)}"
 
     # ------------------------------------------------------------------ teardown
 
