@@ -472,3 +472,81 @@ def test_webhooks_reach_only_the_trials_own_services(tmp_path: Path) -> None:
     finally:
         emulator.stop()
         host.shutdown()
+
+
+# ---------------------------------------------------------------------- stripebench mcp
+
+def _mcp_bash(workdir: Path, command: str, *extra: str) -> str:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=[
+        "-m", "stripebench.cli", "mcp", "--workdir", str(workdir), *extra])
+
+    async def main() -> str:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("bash", {"command": command})
+            return str(result.content[0].text)
+
+    import anyio
+    return anyio.run(main)
+
+
+@needs_bwrap
+def test_standalone_mcp_commands_are_sandboxed_unless_told_otherwise(
+        tmp_path: Path, host_dir: Path) -> None:
+    """`stripebench mcp --workdir DIR` ran its bash tool straight on the host. Now it is
+    a sandbox like a trial's: only the workdir, no host files, read-only kernel knobs;
+    `--no-sandbox` is the explicit way back."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "probe.py").write_text(KERNEL_PROBE)
+    peek = f"cat {host_dir / 'keep.txt'}; python3 probe.py"
+    inside = _mcp_bash(work, peek)
+    assert "untouched" not in inside and "No such file" in inside, inside
+    _refused(json.loads(next(line for line in inside.splitlines() if line.startswith("{"))))
+    outside = _mcp_bash(work, f"cat {host_dir / 'keep.txt'}", "--no-sandbox")
+    assert "untouched" in outside
+
+
+def test_mcp_over_http_needs_the_bearer_token(tmp_path: Path) -> None:
+    """The HTTP transport served a shell to anyone who reached its port. Now every
+    request needs `Authorization: Bearer <token>` (401 otherwise): the official client
+    with the printed token works, without it or with another it is refused."""
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    from conftest import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([STRIPEBENCH, "mcp", "--transport", "http", "--port", str(port),
+                             "--workdir", str(tmp_path), "--no-sandbox"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        banner = proc.stderr.readline()
+        token = banner.split("Bearer ")[1].strip().rstrip("'")
+        url = f"http://127.0.0.1:{port}/mcp"
+        for headers in ({}, {"Authorization": "Bearer wrong"},
+                        {"Authorization": f"Basic {token}"}):
+            refused = httpx.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 1,
+                                                             "method": "tools/list"})
+            assert refused.status_code == 401, (headers, refused.text)
+            assert refused.headers["www-authenticate"].startswith("Bearer")
+
+        async def call(headers: dict[str, str]) -> str:
+            client = create_mcp_http_client(headers=headers)
+            async with streamable_http_client(url, http_client=client) as streams, \
+                    ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                result = await session.call_tool("bash", {"command": "echo over-http"})
+                return str(result.content[0].text)
+
+        assert "over-http" in anyio.run(call, {"Authorization": f"Bearer {token}"})
+        with pytest.raises(BaseException):  # noqa: B017 - the client's own error type
+            anyio.run(call, {})
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -58,12 +58,14 @@ def launch_options(sandbox: object = None, emulator_url: str | None = None,
     local Stripe by Stripe's host names:
 
     - a bubblewrap sandbox: Chromium runs inside it (same localhost as the agent's code,
-      Stripe hosts routed by the sandbox);
+      Stripe hosts routed by the sandbox when it routes);
     - otherwise, with `emulator_url`: Chromium runs here and Stripe hosts map to a TLS
       front for that emulator;
     - neither: plain Chromium (Stripe hosts unrouted)."""
     launcher = getattr(sandbox, "chromium_launcher", None)
-    if launcher is not None and getattr(sandbox, "routing", None) is not None:
+    if launcher is not None:  # inside the sandbox, never on the host beside it
+        if getattr(sandbox, "routing", None) is None:
+            return {"executable_path": str(launcher(chromium)), "args": list(BASE_ARGS)}
         env = getattr(sandbox, "env", {})
         return {"executable_path": str(launcher(chromium)),
                 "args": [*BASE_ARGS, *chromium_args(env.get("STRIPEBENCH_SPKI"))]}
