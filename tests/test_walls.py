@@ -458,17 +458,24 @@ def test_webhooks_reach_only_the_trials_own_services(tmp_path: Path) -> None:
                 assert log[outside]["state"] == "failed"
                 assert "only to loopback" in log[outside]["attempts"][0]["error"], log[outside]
                 assert len(log[outside]["attempts"]) == 1  # refused, never retried
-        # no trial behind the account: loopback only, the host's own
+        # no trial behind the account: loopback only, the host's own -- but never the
+        # emulator itself (a POST to its control plane would reset every account)
         plain = emulator.new_account()
         client = stripe.StripeClient(plain["secret_key"], base_addresses={"api": emulator.base})
-        for url in (f"http://127.0.0.1:{port}/hook", "http://93.184.216.34/hook"):
+        itself = (f"{emulator.base}/_emulator/reset",
+                  emulator.base.replace("127.0.0.1", "localhost") + "/v1/customers")
+        for url in (f"http://127.0.0.1:{port}/hook", "http://93.184.216.34/hook", *itself):
             client.v1.webhook_endpoints.create({"url": url,
                                                 "enabled_events": ["customer.created"]})
         client.v1.customers.create({"email": "plain@example.com"})
-        log = {d["url"]: d for d in _settled(emulator.base, plain["id"], 2)}
+        log = {d["url"]: d for d in _settled(emulator.base, plain["id"], 4)}
         assert log[f"http://127.0.0.1:{port}/hook"]["state"] == "delivered"
         assert "only to loopback" in log["http://93.184.216.34/hook"]["attempts"][0]["error"]
+        for url in itself:
+            assert "the Stripe emulator itself" in log[url]["attempts"][0]["error"], log[url]
         assert len(host_hits) == 1
+        assert trial.id in [a["id"] for a in
+                            httpx.get(f"{emulator.base}/_emulator/accounts").json()["data"]]
     finally:
         emulator.stop()
         host.shutdown()
@@ -550,3 +557,58 @@ def test_mcp_over_http_needs_the_bearer_token(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@needs_bwrap
+def test_a_symlink_planted_over_a_port_socket_is_not_followed(tmp_path: Path) -> None:
+    """The sockets that carry webhooks into a sandbox live in a folder the sandbox can
+    write. The agent swaps one for a symlink to a host socket (think /run/docker.sock):
+    the emulator must not connect there."""
+    import socket
+    import threading
+
+    from conftest import free_port
+
+    host_socket = tmp_path / "host-service.sock"
+    touched: list[bytes] = []
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(host_socket))
+    listener.listen()
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            touched.append(conn.recv(65536))
+            conn.close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    port = free_port()
+    emulator = start_emulator()
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "receiver.py").write_text(RECEIVER)
+    try:
+        with BubblewrapSandbox(work) as box:
+            box.start_service("hooks", f"python3 receiver.py {port} hits.log", ready_port=port)
+            emu = Emulator(emulator.base)
+            trial = emu.create_account(emu.trial_account_id("walls", 3))
+            emu.route_webhooks(trial.id, {port: box.service_address(port)})
+            swapped = box.exec(f"ln -sf {host_socket} /run/stripebench/sock/port-{port}.sock")
+            assert swapped.ok, swapped
+            client = stripe.StripeClient(trial.secret_key, base_addresses={"api": emulator.base})
+            client.v1.webhook_endpoints.create({"url": f"http://127.0.0.1:{port}/hook",
+                                                "enabled_events": ["customer.created"]})
+            client.v1.customers.create({"email": "swap@example.com"})
+            (delivery,) = _settled(emulator.base, trial.id, 1)
+            assert delivery["state"] != "delivered"
+            assert "not a unix socket" in delivery["attempts"][0]["error"], delivery
+            # the host side of a port exposed to the harness refuses it too
+            with pytest.raises(httpx.HTTPError):
+                httpx.get(f"http://127.0.0.1:{box.expose_port(port)}/", timeout=5)
+    finally:
+        emulator.stop()
+        listener.close()
+    assert touched == []

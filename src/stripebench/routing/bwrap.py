@@ -520,6 +520,9 @@ def _pinned_in_tree(tree: str) -> list[Path]:
         for name in files:
             if name in ("ca-certificates.crt", "cacert.pem"):
                 candidate = Path(root) / name
+                # a symlink the agent planted would aim our bundle's mount elsewhere
+                if candidate.is_symlink():
+                    continue
                 if any(str(candidate).endswith(p) for p in PINNED_BUNDLES):
                     found.append(candidate)
     return found

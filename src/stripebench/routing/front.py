@@ -15,6 +15,7 @@ from collections.abc import Coroutine
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..sandbox_sockets import pinned_socket_path
 from . import relay
 from .gate import serve_gated
 
@@ -48,7 +49,7 @@ class RelayThread:
         Returns the bound address (with the real port)."""
         async def start() -> asyncio.Server:
             if tls is None:
-                return await relay.listen(listen, relay.connector(target))
+                return await relay.listen(listen, host_connector(target))
             return await relay.listen(listen, relay.connector(target), serve_gated, ssl=tls)
 
         server: asyncio.Server = self._run(start())
@@ -69,6 +70,20 @@ class RelayThread:
             self._run(close())
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(timeout=5)
+
+
+def host_connector(target: str) -> relay.Connector:
+    """Like relay.connector, for this side of the wall: a unix socket in a sandbox's
+    folder is connected to without following a symlink planted there."""
+    kind, where, _ = relay.parse(target)
+    if kind != "unix":
+        return relay.connector(target)
+
+    async def connect() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        with pinned_socket_path(where) as pinned:
+            return await asyncio.open_unix_connection(pinned)
+
+    return connect
 
 
 def port_of(address: str) -> int:

@@ -25,8 +25,9 @@ import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
+from ...sandbox_sockets import pinned_socket_path
 from .. import events, render
 from ..context import Ctx
 from ..errors import InvalidRequest
@@ -143,15 +144,22 @@ def set_routes(store: Store, account_id: str, routes: dict[str, str]) -> dict[in
     return checked
 
 
-def route_for(store: Store, account_id: str, url: str) -> tuple[str | None, str | None]:
+def route_for(store: Store, account_id: str, url: str,
+              own_origin: str = "") -> tuple[str | None, str | None]:
     """(unix socket path or None for a direct connection, None) where this delivery may
-    go, or (None, why it may not)."""
+    go, or (None, why it may not). `own_origin`: the emulator's own address, never a
+    target (a POST to its /_emulator/reset would wipe every account)."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError:
         return None, f"Webhook delivery refused: {url} has no valid port."
+    own = urlsplit(own_origin)
+    if unquote(parts.path).lstrip("/").lower().startswith("_emulator") or (
+            own.port is not None and port == own.port and is_loopback(own.hostname or "")):
+        return None, ("Webhook delivery refused: that address is the Stripe emulator "
+                      "itself, not one of your services.")
     if not is_loopback(host):
         return None, (f"Webhook delivery refused: the local Stripe emulator delivers only to "
                       f"loopback addresses (your own services, e.g. http://localhost:PORT), "
@@ -181,6 +189,7 @@ class Delivery:
     secret: str
     payload: bytes
     route_account: str = ""  # whose delivery routes apply: the endpoint's owner
+    emulator_origin: str = ""  # the emulator's own address: never a target
     attempts: list[dict[str, Any]] = field(default_factory=list)
     state: str = "pending"  # pending | delivered | failed
 
@@ -214,28 +223,42 @@ class Dispatcher:
         self.waiting.clear()
 
     async def _run(self, delivery: Delivery) -> None:
-        import httpx
 
         assert self.gate is not None
         for attempt in range(len(RETRY_SCHEDULE) + 1):
             if attempt:
                 await asyncio.sleep(RETRY_SCHEDULE[attempt - 1])
             # decided per attempt: a trial's routes change when grading starts its services
-            socket_path, refused = route_for(self.store, delivery.route_account, delivery.url)
+            socket_path, refused = route_for(self.store, delivery.route_account, delivery.url,
+                                             delivery.emulator_origin)
             if refused:
                 delivery.attempts.append({"attempt": attempt + 1, "status": None,
                                           "error": refused})
                 break
-            transport = httpx.AsyncHTTPTransport(uds=socket_path) if socket_path else None
-            async with self.gate, httpx.AsyncClient(timeout=DELIVERY_TIMEOUT,
-                                                    transport=transport) as client:
-                status, error = await self._attempt(client, delivery)
+            async with self.gate:
+                status, error = await self._attempt_via(socket_path, delivery)
             delivery.attempts.append({"attempt": attempt + 1, "status": status,
                                       "error": error})
             if status is not None and 200 <= status < 300:
                 delivery.state = "delivered"
                 return
         delivery.state = "failed"
+
+    async def _attempt_via(self, socket_path: str | None,
+                           delivery: Delivery) -> tuple[int | None, str | None]:
+        import httpx
+
+        if socket_path is None:
+            async with httpx.AsyncClient(timeout=DELIVERY_TIMEOUT) as client:
+                return await self._attempt(client, delivery)
+        try:
+            with pinned_socket_path(socket_path) as pinned:
+                transport = httpx.AsyncHTTPTransport(uds=pinned)
+                async with httpx.AsyncClient(timeout=DELIVERY_TIMEOUT,
+                                             transport=transport) as client:
+                    return await self._attempt(client, delivery)
+        except OSError as exc:  # the trial's socket is gone, or was replaced
+            return None, f"{type(exc).__name__}: {exc}"
 
     @staticmethod
     async def _attempt(client: Any, delivery: Delivery) -> tuple[int | None, str | None]:
@@ -289,6 +312,7 @@ def on_event(ctx: Ctx, event: dict[str, Any]) -> None:
         queue.submit(Delivery(account=ctx.account.id, endpoint=endpoint["id"], event=event["id"],
                               event_type=event["type"], url=endpoint["url"],
                               secret=endpoint["_secret"], payload=payload,
+                              emulator_origin=ctx.local_origin,
                               route_account=ctx.account.parent if endpoint.get("_connect")
                               and ctx.account.parent else ctx.account.id))
 
