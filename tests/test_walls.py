@@ -536,6 +536,16 @@ def test_mcp_over_http_needs_the_bearer_token(tmp_path: Path) -> None:
         banner = proc.stderr.readline()
         token = banner.split("Bearer ")[1].strip().rstrip("'")
         url = f"http://127.0.0.1:{port}/mcp"
+        import socket
+        import time
+        deadline = time.monotonic() + 30
+        while True:  # the banner comes just before the server listens
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.1)
         for headers in ({}, {"Authorization": "Bearer wrong"},
                         {"Authorization": f"Basic {token}"}):
             refused = httpx.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 1,

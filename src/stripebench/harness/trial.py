@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import safe_files
 from . import fixtures as fixture_mod
-from . import safe_files
 from .agents.base import Agent, AgentContext, AgentOutcome
 from .emulator import Emulator
 from .prompt import task_prompt

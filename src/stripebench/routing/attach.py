@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from ..harness.sandbox import SandboxError, kill_group
+from ..sandbox_base import SandboxError, kill_group
 from .bwrap import BubblewrapSandbox, Routing
 
 

@@ -39,7 +39,7 @@ import stripebench
 
 from ..emulator.tls import Certificates, ensure_certificates
 from ..emulator.web import STRIPE_HOSTS
-from ..harness.sandbox import (
+from ..sandbox_base import (
     ExecResult,
     SandboxError,
     WorkdirFiles,

@@ -96,7 +96,7 @@ _SERVING: list[RelayThread] = []
 def serve_https(host: str, https_port: int, http_port: int) -> str:
     """Start a TLS front for `emulator serve --https`; returns lines describing it."""
     from ..emulator.tls import ensure_certificates
-    from .chromium import host_resolver_rules
+    from .env import host_resolver_rules
 
     certs = ensure_certificates()
     relays = RelayThread()
