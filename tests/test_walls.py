@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -248,9 +249,14 @@ def test_grading_ignores_what_the_agent_planted_in_stripebench(
         kind: str, tmp_path: Path, host_dir: Path, emulator: RunningEmulator) -> None:
     """The agent replaces `.stripebench/logs` and `.stripebench/grader` with symlinks to
     a host folder; grading (service restart, tests copied in, reward read) must write
-    nothing there and still grade the work."""
+    nothing there and still grade the work. Root in the sandbox also owns what it
+    creates, so it can leave setuid binaries behind: the workdir outlives the trial on
+    the host, so those bits are cleared at teardown."""
     plant = (f"rm -rf .stripebench/logs && ln -s {host_dir} .stripebench/logs && "
-             f"ln -s {host_dir} .stripebench/grader")
+             f"ln -s {host_dir} .stripebench/grader && "
+             # a setuid-root binary left on the host for any local user
+             "cp /bin/true sneaky && chmod 4755 sneaky && mkdir -p d && cp /bin/true d/g "
+             "&& chmod 2755 d/g")
     steps = [{"tool": "bash", "args": {"command": CREATE_CUSTOMER}},
              {"tool": "bash", "args": {"command": plant}},
              {"tool": "submit", "args": {"summary": "done"}}]
@@ -261,6 +267,11 @@ def test_grading_ignores_what_the_agent_planted_in_stripebench(
     assert results[0]["subscores"]["customer_created"] == 1.0
     assert sorted(p.name for p in host_dir.iterdir()) == ["keep.txt"]
     assert (host_dir / "keep.txt").read_text() == "untouched\n"
+    workdir = tmp_path / "run" / "trials" / "fixture-shop" / "1" / "workdir"
+    for name in ("sneaky", "d/g"):
+        mode = (workdir / name).stat().st_mode
+        assert not mode & (stat.S_ISUID | stat.S_ISGID), (name, oct(mode))
+        assert mode & 0o755 == 0o755  # the rest of the mode is kept
 
 
 # ---------------------------------------------------------------------- control plane

@@ -225,3 +225,26 @@ def regular_files(root: Path, skip: set[str], limit: int) -> Iterator[tuple[str,
                 return
             seen += 1
             yield (name if rel == "." else f"{rel}/{name}"), dir_fd, name
+
+
+def clear_setid_bits(root: Path) -> list[str]:
+    """Remove setuid/setgid bits from every regular file below root; returns their paths.
+
+    The agent is root inside its sandbox and owns what it creates, so `chmod u+s` needs
+    no capability there -- and the workdir stays on the host afterwards, where such a
+    file would run as root for any local user."""
+    cleared = []
+    for rel, dir_fd, name in regular_files(root, set(), limit=10**9):
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                         dir_fd=dir_fd)
+        except OSError:
+            continue
+        try:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISREG(mode) and mode & (stat.S_ISUID | stat.S_ISGID):
+                os.fchmod(fd, stat.S_IMODE(mode) & ~(stat.S_ISUID | stat.S_ISGID))
+                cleared.append(rel)
+        finally:
+            os.close(fd)
+    return cleared

@@ -326,6 +326,8 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
             toolbox.close()
         if sandbox is not None:
             sandbox.stop()
+        if workdir.is_dir():  # every sandbox is gone: nothing can set them again
+            safe_files.clear_setid_bits(workdir)
         for account_id in ([account.id] if account is not None else []) + \
                 setup_accounts(trial_dir):
             try:
