@@ -186,15 +186,19 @@ def test_bubblewrap_trial_hides_the_grader_and_solution(tmp_path: Path, emu: Emu
 
 
 def test_a_redone_trial_starts_and_ends_identical(tmp_path: Path, emu: Emulator) -> None:
-    finals = []
+    finals, keys = [], []
     for name in ("first", "again"):
         result = run_one(tmp_path / name, emu, make_agent("oracle"))
         assert result["reward"] == 1.0
         trial = tmp_path / name / "trials" / "fixture-shop" / "1"
         seed = json.loads((trial / "stripe_seed.json").read_text())
         final = json.loads((trial / "stripe_final.json").read_text())
+        keys.append(seed["account"].pop("secret_key"))
+        final["account"].pop("secret_key"), seed["account"].pop("publishable_key")
+        final["account"].pop("publishable_key")
         finals.append((seed, final, (trial / "workdir" / "customer.txt").read_text()))
-    assert finals[0] == finals[1]  # same account, keys, ids, timestamps and files
+    assert finals[0] == finals[1]  # same account, ids, timestamps and files
+    assert keys[0] != keys[1]  # but fresh keys: nobody can derive a trial's key
 
 
 def test_relative_out_is_anchored_where_the_run_started(tmp_path: Path,

@@ -93,12 +93,14 @@ def test_docs_search_is_served_and_logged(tmp_path: Path) -> None:
 
 def test_streamable_http_transport(tmp_path: Path) -> None:
     from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen([sys.executable, "-m", "stripebench.cli", "mcp", "--transport",
-                             "http", "--port", str(port), "--workdir", str(tmp_path)],
+                             "http", "--port", str(port), "--workdir", str(tmp_path),
+                             "--token", "test-token"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
@@ -111,7 +113,9 @@ def test_streamable_http_transport(tmp_path: Path) -> None:
                 time.sleep(0.1)
 
         async def main() -> tuple[list[str], str, Any]:
-            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
+            auth = create_mcp_http_client(headers={"Authorization": "Bearer test-token"})
+            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp",
+                                              http_client=auth) as streams:
                 async with ClientSession(streams[0], streams[1]) as session:
                     await session.initialize()
                     tools = await session.list_tools()

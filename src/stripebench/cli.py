@@ -20,7 +20,7 @@ app.add_typer(docs_app, name="docs")
 def emulator_serve(
     host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
     port: int = typer.Option(12111, help="Port to listen on."),
-    seed: int = typer.Option(0, help="Seed for ids and secrets."),
+    seed: int = typer.Option(0, help="Seed for object ids (API keys are random)."),
     data: Path | None = typer.Option(None, help="Directory to persist state in (SQLite)."),
     control_token: str | None = typer.Option(None, envvar="STRIPEBENCH_CONTROL_TOKEN",
                                              help="Require this token on /_emulator/ calls."),

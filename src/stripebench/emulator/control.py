@@ -96,6 +96,11 @@ def _route(app: EmulatorApp, method: str, path: str, body: dict[str, Any],
         if action == "/webhook_deliveries" and method == "GET":
             from .resources.webhooks import delivery_log
             return Response.json({"object": "list", "data": delivery_log(store, account.id)})
+        if action == "/webhook_routes" and method == "POST":
+            from .resources.webhooks import set_routes
+            routes = set_routes(store, account.id, dict(body.get("routes") or {}))
+            return Response.json({"id": account.id,
+                                  "webhook_routes": {str(p): t for p, t in routes.items()}})
         if action == "/requests" and method == "GET":
             return Response.json({"object": "list", "data": account.requests})
         if action == "/clock" and method == "POST":

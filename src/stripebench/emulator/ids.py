@@ -2,12 +2,14 @@
 
 Each account owns a generator derived from the server seed and the account id, so one
 account's ids do not depend on the traffic of another: same seed + same requests on an
-account = the same ids.
+account = the same ids. API keys are the one exception (`random_key`): anyone who knows
+the seed and an account id could compute seeded ones, and with them use the account.
 """
 
 from __future__ import annotations
 
 import hashlib
+import secrets
 
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -52,3 +54,8 @@ class IdGenerator:
 
     def secret(self, object_id: str) -> str:
         return f"{object_id}_secret_{self.token(25)}"
+
+
+def random_key(prefix: str) -> str:
+    """An API key nobody can derive: random, never part of replayed object state."""
+    return f"{prefix}_{secrets.token_bytes(LENGTHS[prefix]).translate(_TO_BASE62).decode()}"

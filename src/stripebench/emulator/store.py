@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .clock import DEFAULT_START, Clock
-from .ids import IdGenerator
+from .ids import IdGenerator, random_key
 
 REQUEST_LOG_LIMIT = 5000
 
@@ -81,10 +81,11 @@ class Store:
                        settings: dict[str, Any] | None = None) -> Account:
         acct_id = account_id or self.account_ids.new("acct")
         ids = IdGenerator(f"{self.seed}:{acct_id}")
+        ids.counter += 2  # where seeded keys once were: the account's object ids stay put
         account = Account(
             id=acct_id,
-            secret_key=ids.new("sk_test"),
-            publishable_key=ids.new("pk_test"),
+            secret_key=random_key("sk_test"),
+            publishable_key=random_key("pk_test"),
             api_version=api_version or self.default_version,
             ids=ids,
             clock=Clock(self.start_time),

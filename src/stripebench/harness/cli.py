@@ -282,11 +282,21 @@ def mcp_command(
     emulator: str | None = typer.Option(None, envvar="STRIPEBENCH_EMULATOR",
                                         help="Without --config: an emulator's plain HTTP "
                                         "address; the browser reaches it as Stripe's hosts."),
+    no_sandbox: bool = typer.Option(False, "--no-sandbox",
+                                    help="Without --config: run the tools' commands directly "
+                                    "on this machine instead of in a bubblewrap sandbox."),
+    token: str | None = typer.Option(None, envvar="STRIPEBENCH_MCP_TOKEN",
+                                     help="HTTP transport: the bearer token clients must "
+                                     "send (default: a random one, printed at start)."),
 ) -> None:
     """Serve the agent tools (bash, files, browser, docs search, submit) over MCP."""
+    from .sandbox import SandboxError
     from .tools.server import serve
 
     if transport not in ("stdio", "http"):
         raise _fail("transport must be stdio or http")
-    serve(config=config, workdir=workdir, transport=transport, host=host, port=port,
-          emulator=emulator)
+    try:
+        serve(config=config, workdir=workdir, transport=transport, host=host, port=port,
+              emulator=emulator, sandboxed=not no_sandbox, token=token)
+    except SandboxError as exc:
+        raise _fail(str(exc)) from None

@@ -25,7 +25,7 @@ def free_port() -> int:
 
 
 def trial_account_id(*parts: object) -> str:
-    """A stable account id per trial: a redone trial gets the same keys and object ids."""
+    """A stable account id for these parts (see `Emulator.trial_account_id`)."""
     digest = hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()[:20]
     return f"acct_1{digest}"
 
@@ -41,9 +41,14 @@ class Account:
 class Emulator:
     """A handle on an emulator server: its base URL and control plane."""
 
-    def __init__(self, base: str, control_token: str | None = None) -> None:
+    def __init__(self, base: str, control_token: str | None = None,
+                 account_salt: str | None = None) -> None:
         self.base = base.rstrip("/")
         self.control_token = control_token
+        # Mixed into trial account ids, which seed every object id in the account: a
+        # trial knows its task and attempt, but not this, so it cannot compute another
+        # trial's account, ids or the pages they serve.
+        self.account_salt = account_salt or secrets.token_hex(16)
         self._server: Any = None
         self._thread: threading.Thread | None = None
         headers = {"X-Emulator-Token": control_token} if control_token else {}
@@ -88,6 +93,12 @@ class Emulator:
                                f"{response.text[:300]}")
         return response.json()
 
+    def trial_account_id(self, task_id: str, attempt: int) -> str:
+        """The trial's account id: the same for a redone trial on this emulator handle
+        (same object ids), unguessable from inside any trial. Its API keys are random
+        on every creation."""
+        return trial_account_id(self.account_salt, task_id, attempt)
+
     def create_account(self, account_id: str, api_version: str | None = None) -> Account:
         body: dict[str, Any] = {"id": account_id}
         if api_version:
@@ -96,6 +107,12 @@ class Emulator:
         if existing.status_code == 200:  # a trial being redone in the same run
             self.delete_account(account_id)
         return self._account(self._call("POST", "/_emulator/accounts", json=body))
+
+    def route_webhooks(self, account_id: str, routes: dict[int, str]) -> None:
+        """Deliver the account's webhooks to these ports only (port -> `unix:/socket`
+        into the trial's sandbox, or `direct`); nothing else is reachable."""
+        self._call("POST", f"/_emulator/accounts/{account_id}/webhook_routes",
+                   json={"routes": {str(port): target for port, target in routes.items()}})
 
     def delete_account(self, account_id: str) -> None:
         self.http.delete(f"/_emulator/accounts/{account_id}")

@@ -1,222 +1,43 @@
-"""Where a trial's commands run: a Sandbox protocol and its implementations.
+"""Where a trial's commands run: the local sandbox and the factory for every kind.
 
 `LocalSandbox` runs commands in a plain directory on this machine (fast, no isolation:
 for tests and machines without namespaces). `BubblewrapSandbox` (in
 `stripebench.routing.bwrap`) runs them in a bubblewrap namespace that sees only the
 trial's workdir and a read-only system, has loopback-only networking with Stripe's host
-names routed to the emulator, and dies as a whole at `stop()`.
-
-Both share the same process handling: every command gets its own process group, output
-is read incrementally and capped, a timeout kills the whole group, and `stop()` kills
-every group ever started (services included).
+names routed to the emulator, and dies as a whole at `stop()`. What both share (the
+Sandbox protocol, process handling, workdir files) is in `stripebench.sandbox_base`,
+below this module and the routing alike; it is re-exported here.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import select
-import signal
-import socket
 import subprocess
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal
 
-# After the command exits, keep reading this long for output still in flight; a
-# background job (`server &`) holding the pipe open must not make exec hang.
-PIPE_GRACE_SECONDS = 0.3
-TRUNCATION_NOTE = "\n[... output truncated ...]\n"
+from ..sandbox_base import (
+    LOGS,
+    READ_LIMIT,
+    ExecResult,
+    Sandbox,
+    SandboxError,
+    WorkdirFiles,
+    kill_group,
+    open_service_log,
+    port_open,
+    run_captured,
+    service_log_tail,
+    shell_argv,
+    tail,
+    url_ok,
+    wait_until_ready,
+    wheelhouse,
+)
+
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
-
-
-@dataclass
-class ExecResult:
-    exit_code: int
-    stdout: str
-    stderr: str
-    timed_out: bool = False
-    truncated: bool = False
-
-    @property
-    def ok(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out
-
-
-@runtime_checkable
-class Sandbox(Protocol):
-    workdir: Path
-
-    def exec(self, command: str | list[str], *, timeout: float = 120,
-             output_limit: int = 100_000, env: dict[str, str] | None = None,
-             cwd: str | None = None) -> ExecResult: ...
-
-    def read_file(self, path: str) -> bytes: ...
-
-    def write_file(self, path: str, data: bytes | str) -> None: ...
-
-    def start_service(self, name: str, command: str, *, ready_url: str | None = None,
-                      ready_port: int | None = None, timeout: float = 60,
-                      hide: Sequence[str] = ()) -> None: ...
-
-    def stop(self) -> None: ...
-
-
-class SandboxError(RuntimeError):
-    """A sandbox could not do what was asked (bad path, service never became ready...)."""
-
-
-# ---------------------------------------------------------------------- process handling
-
-@dataclass
-class _Capture:
-    limit: int
-    chunks: list[bytes] = field(default_factory=list)
-    size: int = 0
-    truncated: bool = False
-
-    def add(self, data: bytes) -> None:
-        room = self.limit - self.size
-        if room <= 0:
-            self.truncated = True
-            return
-        if len(data) > room:
-            data = data[:room]
-            self.truncated = True
-        self.chunks.append(data)
-        self.size += len(data)
-
-    def text(self) -> str:
-        out = b"".join(self.chunks).decode("utf-8", "replace")
-        return out + TRUNCATION_NOTE if self.truncated else out
-
-
-def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def run_captured(argv: Sequence[str], *, env: dict[str, str], cwd: str | Path,
-                 timeout: float, output_limit: int, pass_fds: Sequence[int] = (),
-                 on_start: Any = None) -> ExecResult:
-    """Run argv in a new process group; capture at most output_limit bytes per stream."""
-    proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, cwd=str(cwd),
-                            start_new_session=True, pass_fds=tuple(pass_fds))
-    if on_start is not None:
-        on_start(proc.pid)
-    assert proc.stdout is not None and proc.stderr is not None
-    captures = {proc.stdout.fileno(): _Capture(output_limit),
-                proc.stderr.fileno(): _Capture(output_limit)}
-    open_fds = set(captures)
-    deadline = time.monotonic() + timeout
-    exited_at: float | None = None
-    timed_out = False
-    while open_fds:
-        now = time.monotonic()
-        if exited_at is None and proc.poll() is not None:
-            exited_at = now
-        if exited_at is not None and now - exited_at > PIPE_GRACE_SECONDS:
-            break
-        if exited_at is None and now > deadline:
-            timed_out = True
-            kill_group(proc.pid)
-            proc.wait()
-            exited_at = time.monotonic()
-            continue
-        ready, _, _ = select.select(list(open_fds), [], [], 0.05)
-        for fd in ready:
-            data = os.read(fd, 65536)
-            if data:
-                captures[fd].add(data)
-            else:
-                open_fds.discard(fd)
-    code = proc.wait()
-    out, err = captures[proc.stdout.fileno()], captures[proc.stderr.fileno()]
-    proc.stdout.close()
-    proc.stderr.close()
-    if timed_out:
-        err.add(f"\n[timed out after {timeout:g}s; the command's processes were killed]\n"
-                .encode())
-    return ExecResult(exit_code=124 if timed_out else code, stdout=out.text(),
-                      stderr=err.text(), timed_out=timed_out,
-                      truncated=out.truncated or err.truncated)
-
-
-def wait_until_ready(probe: Any, *, name: str, timeout: float, proc: subprocess.Popen[bytes],
-                     log_path: Path) -> None:
-    """Poll `probe()` until it returns True; fail with the service's log if it dies."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if probe():
-            return
-        if proc.poll() is not None:
-            raise SandboxError(f"service {name!r} exited with code {proc.returncode} before it "
-                               f"was ready; last output:\n{tail(log_path)}")
-        time.sleep(0.1)
-    raise SandboxError(f"service {name!r} was not ready after {timeout:g}s; last output:\n"
-                       f"{tail(log_path)}")
-
-
-def tail(path: Path, limit: int = 4000) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return ""
-    return data[-limit:].decode("utf-8", "replace")
-
-
-def port_open(host: str, port: int) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
-def url_ok(url: str) -> bool:
-    import httpx
-    try:
-        return httpx.get(url, timeout=2, verify=False).status_code < 500
-    except httpx.HTTPError:
-        return False
-
-
-def shell_argv(command: str | list[str]) -> list[str]:
-    if isinstance(command, str):
-        return ["bash", "-c", command]
-    return list(command)
-
-
-# ---------------------------------------------------------------------- local directory
-
-class WorkdirFiles:
-    """File access confined to the workdir, shared by every sandbox kind (the workdir
-    is the same directory inside and outside the sandbox)."""
-
-    workdir: Path
-
-    def resolve(self, path: str) -> Path:
-        """A path inside the workdir (relative paths are relative to it)."""
-        candidate = (self.workdir / path).resolve()
-        if candidate != self.workdir and self.workdir not in candidate.parents:
-            raise SandboxError(f"{path!r} is outside the sandbox's workdir")
-        return candidate
-
-    def read_file(self, path: str) -> bytes:
-        try:
-            return self.resolve(path).read_bytes()
-        except OSError as exc:
-            raise SandboxError(f"cannot read {path!r}: {exc.strerror}") from None
-
-    def write_file(self, path: str, data: bytes | str) -> None:
-        target = self.resolve(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data.encode() if isinstance(data, str) else data)
 
 
 class LocalSandbox(WorkdirFiles):
@@ -226,7 +47,6 @@ class LocalSandbox(WorkdirFiles):
         self.workdir = Path(workdir).resolve()
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.env = dict(env or {})
-        self.logs = self.workdir / ".stripebench" / "logs"
         self._groups: set[int] = set()
         self._services: dict[str, subprocess.Popen[bytes]] = {}
 
@@ -252,21 +72,25 @@ class LocalSandbox(WorkdirFiles):
                       ready_port: int | None = None, timeout: float = 60,
                       hide: Sequence[str] = ()) -> None:
         # `hide` cannot be honoured without namespaces: a local sandbox isolates nothing.
-        self.logs.mkdir(parents=True, exist_ok=True)
-        log_path = self.logs / f"{name}.log"
-        with open(log_path, "ab") as log:
+        log = open_service_log(self.workdir, name)
+        try:
             proc = subprocess.Popen(shell_argv(command), stdin=subprocess.DEVNULL, stdout=log,
                                     stderr=subprocess.STDOUT, env=self.full_env(None),
                                     cwd=self.workdir, start_new_session=True)
+        finally:
+            os.close(log)
         self._groups.add(proc.pid)
         self._services[name] = proc
         probe = _probe_for(ready_url, ready_port)
         if probe is not None:
-            wait_until_ready(probe, name=name, timeout=timeout, proc=proc, log_path=log_path)
+            wait_until_ready(probe, name=name, timeout=timeout, proc=proc, workdir=self.workdir)
 
     def expose_port(self, port: int) -> int:
         """The host port where the sandbox's `port` is reachable (here: the same one)."""
         return port
+
+    def service_address(self, port: int) -> str:
+        return "direct"  # the sandbox's loopback is the host's
 
     def stop(self) -> None:
         for pgid in list(self._groups):
@@ -294,19 +118,8 @@ def _probe_for(ready_url: str | None, ready_port: int | None) -> Any:
     return None
 
 
+
 # ---------------------------------------------------------------------- factory
-
-def wheelhouse() -> Path | None:
-    """The offline wheelhouse `scripts/setup.sh` fills (`.cache/wheelhouse`, or
-    $STRIPEBENCH_WHEELHOUSE): tasks install pinned packages from it with
-    `pip install --no-index --find-links`, in either sandbox."""
-    import stripebench
-
-    given = os.environ.get("STRIPEBENCH_WHEELHOUSE")
-    path = Path(given) if given else \
-        Path(stripebench.__file__).resolve().parents[2] / ".cache" / "wheelhouse"
-    return path.resolve() if path.is_dir() else None
-
 
 def bwrap_available() -> bool:
     """True when bubblewrap is installed and can create the namespaces we need here."""
@@ -341,13 +154,16 @@ def _emulator_in(env: dict[str, str]) -> str | None:
 
 
 def __getattr__(name: str) -> Any:
-    # BubblewrapSandbox lives with the routing code it depends on; import it lazily so
-    # `from stripebench.harness.sandbox import BubblewrapSandbox` works without a cycle.
+    # BubblewrapSandbox lives with the routing code it depends on; imported on first use
+    # (the routing loads certificates and Stripe's host list, which LocalSandbox users
+    # do not need). The routing never imports this module.
     if name == "BubblewrapSandbox":
         from ..routing.bwrap import BubblewrapSandbox
         return BubblewrapSandbox
     raise AttributeError(name)
 
 
-__all__ = ["ExecResult", "Sandbox", "SandboxError", "LocalSandbox", "WorkdirFiles",
-           "make_sandbox", "bwrap_available", "run_captured", "kill_group", "wheelhouse"]
+__all__ = ["LOGS", "READ_LIMIT", "ExecResult", "Sandbox", "SandboxError", "LocalSandbox",
+           "WorkdirFiles", "make_sandbox", "bwrap_available", "run_captured", "kill_group",
+           "wheelhouse", "open_service_log", "service_log_tail", "port_open", "url_ok",
+           "shell_argv", "tail", "wait_until_ready"]

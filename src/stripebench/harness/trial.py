@@ -10,7 +10,6 @@ Only the first two are scored; reports list the rest as errors.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -22,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import safe_files
 from . import fixtures as fixture_mod
 from .agents.base import Agent, AgentContext, AgentOutcome
-from .emulator import Emulator, trial_account_id
+from .emulator import Emulator
 from .interventions import SKILLS_DIR, Interventions
 from .prompt import task_prompt
 from .sandbox import Sandbox, SandboxError, make_sandbox, wheelhouse
@@ -37,6 +37,11 @@ AGENT_GRACE_SECONDS = 15
 GRADER_DIR = ".stripebench/grader"
 SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", ".deps",
                 SKILLS_DIR}
+# The submission's file list: how much of each file is hashed (a bigger one is known by
+# its size and first bytes) and how many files are listed at most.
+HASH_CAP_BYTES = 8 * 1024 * 1024
+DIFF_FILE_LIMIT = 20_000
+REWARD_LIMIT = 1024 * 1024
 
 
 @dataclass
@@ -121,15 +126,22 @@ def _start_services(sandbox: Sandbox, task: Task, ports: dict[str, int],
 
 
 def _file_digests(root: Path) -> dict[str, str]:
+    """Regular files below root -> digest. Streams each file and reads at most
+    HASH_CAP_BYTES of it; symlinks, FIFOs and devices are skipped unopened."""
     digests = {}
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in SKIP_IN_DIFF]
-        for name in names:
-            path = Path(folder) / name
-            if path.is_symlink() or not path.is_file():
-                continue
-            digests[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    for rel, dir_fd, name in safe_files.regular_files(root, SKIP_IN_DIFF, DIFF_FILE_LIMIT):
+        found = safe_files.sha256_of(dir_fd, name, HASH_CAP_BYTES)
+        if found is not None:
+            digests[rel] = found[0]
     return digests
+
+
+def route_webhooks(emulator: Emulator, account_id: str, sandbox: Sandbox,
+                   ports: dict[str, int]) -> None:
+    """Webhooks reach the task's declared services, inside this sandbox, and nothing
+    else (the emulator runs on the host: any other URL would be a way out)."""
+    emulator.route_webhooks(account_id, {port: sandbox.service_address(port)
+                                         for port in ports.values()})
 
 
 def submission_changes(environment: Path, workdir: Path) -> dict[str, list[str]]:
@@ -192,13 +204,18 @@ def kill_leftovers(trial_dir: Path) -> None:
             pass
 
 
-def read_reward(path: Path) -> dict[str, Any]:
-    """A valid reward.json, or ValueError saying what is wrong with it."""
-    if not path.is_file():
-        raise ValueError("the grader wrote no reward.json")
+def read_reward(workdir: Path, path: str) -> dict[str, Any]:
+    """A valid reward.json (at `path` inside the workdir), or ValueError saying what is
+    wrong with it."""
+    try:  # no symlink followed, no FIFO opened, no giant file loaded
+        raw = safe_files.read_in(workdir, path, limit=REWARD_LIMIT + 1)
+    except OSError:
+        raise ValueError("the grader wrote no reward.json (or not as a plain file)") from None
+    if len(raw) > REWARD_LIMIT:
+        raise ValueError(f"reward.json is larger than {REWARD_LIMIT} bytes")
     try:
-        data = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"reward.json is not JSON: {exc}") from None
     total = data.get("total") if isinstance(data, dict) else None
     if isinstance(total, bool) or not isinstance(total, int | float) or not 0 <= total <= 1:
@@ -241,8 +258,10 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         else:
             workdir.mkdir()
         skills = arm.install_skills(workdir)
-        account = emulator.create_account(trial_account_id(task.id, attempt), task.api_version)
+        account = emulator.create_account(emulator.trial_account_id(task.id, attempt),
+                                          task.api_version)
         record["account"] = account.id
+        emulator.route_webhooks(account.id, {})  # a trial's account reaches nothing yet
         refs = fixture_mod.seed(emulator.base, account.secret_key, task.fixtures,
                                 task.api_version)
         write_json_atomic(trial_dir / "fixtures.json", refs)
@@ -258,6 +277,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         except SandboxError as exc:
             record["status"] = "service_error"
             raise _Stop(str(exc)) from None
+        route_webhooks(emulator, account.id, sandbox, ports)
         agent_timeout = config.agent_timeout or task.agent_timeout
         deadline = time.monotonic() + agent_timeout
         toolbox = Toolbox(sandbox, transcript, deadline=deadline,
@@ -304,7 +324,8 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         write_json_atomic(trial_dir / "stripe_final.json", emulator.snapshot(account.id))
         write_json_atomic(trial_dir / "emulator_requests.json", emulator.requests(account.id))
         record["submission"] = submission_changes(task.environment, workdir)
-        grade(task, trial_dir, workdir, env, ports, config, record)
+        grade(task, trial_dir, workdir, env, ports, config, record,
+              webhooks=(emulator, account.id))
         timings["grader_seconds"] = time.monotonic() - clock
     except _Stop as stop:
         record["error"] = str(stop)
@@ -316,6 +337,8 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
             toolbox.close()
         if sandbox is not None:
             sandbox.stop()
+        if workdir.is_dir():  # every sandbox is gone: nothing can set them again
+            safe_files.clear_setid_bits(workdir)
         for account_id in ([account.id] if account is not None else []) + \
                 setup_accounts(trial_dir):
             try:
@@ -376,14 +399,12 @@ def run_setup(task: Task, workdir: Path, env: dict[str, str], emulator: Emulator
 
 
 def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
-          ports: dict[str, int], config: TrialConfig, record: dict[str, Any]) -> None:
-    """Run the hidden grader in a fresh sandbox over the agent's workdir."""
+          ports: dict[str, int], config: TrialConfig, record: dict[str, Any], *,
+          webhooks: tuple[Emulator, str] | None = None) -> None:
+    """Run the hidden grader in a fresh sandbox over the agent's workdir. `webhooks`:
+    the emulator and account whose deliveries go to the restarted services."""
     grader_dir = workdir / GRADER_DIR
-    harness_dir = workdir / ".stripebench"
-    if harness_dir.is_symlink() or (harness_dir.exists() and not harness_dir.is_dir()):
-        harness_dir.unlink()  # the grader's files go where the agent's services cannot see
-    if grader_dir.exists():  # the agent cannot plant a grader of its own
-        shutil.rmtree(grader_dir)
+    fresh_harness_dir(workdir)  # whatever the agent left in .stripebench/ is gone
     sandbox = _new_sandbox(config.sandbox, workdir, env, grader=True)
     try:
         try:
@@ -391,19 +412,20 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
             # sandbox they get their own mount and pid namespaces with .stripebench/ (the
             # grader's tests and reward.json) covered, so they can neither rewrite the
             # grader nor its reward. (A local sandbox isolates nothing.)
-            harness_dir.mkdir(exist_ok=True)
             _start_services(sandbox, task, ports, hide=(str(sandbox.workdir / ".stripebench"),))
         except SandboxError as exc:  # the agent's changes broke the app: the grader sees it
             record["notes"].append(f"services did not come back for grading: {exc}"[:2000])
+        if webhooks is not None:
+            route_webhooks(*webhooks, sandbox, ports)
         # tests/ arrive only now, after the agent's processes are gone and its services
         # have started
-        shutil.copytree(task.tests, grader_dir / "tests")
+        copy_into_workdir(task.tests, workdir, f"{GRADER_DIR}/tests")
         for name in ("fixtures.json", "stripe_seed.json", "stripe_final.json"):
-            shutil.copy(trial_dir / name, grader_dir / name)
+            copy_into_workdir(trial_dir / name, workdir, f"{GRADER_DIR}/{name}")
         inside = sandbox.workdir / GRADER_DIR
         setup_output = {}
         if (trial_dir / "setup.json").is_file():
-            shutil.copy(trial_dir / "setup.json", grader_dir / "setup.json")
+            copy_into_workdir(trial_dir / "setup.json", workdir, f"{GRADER_DIR}/setup.json")
             setup_output = {"STRIPEBENCH_SETUP_OUTPUT": str(inside / "setup.json")}
         grader_env = {
             **setup_output,
@@ -424,7 +446,7 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
         if result.timed_out:
             raise _GraderError(f"the grader timed out after {task.grader_timeout:g}s")
         try:
-            reward = read_reward(grader_dir / "reward.json")
+            reward = read_reward(workdir, f"{GRADER_DIR}/reward.json")
         except ValueError as exc:
             raise _GraderError(f"{exc} (grader exit code {result.exit_code}; see grader.log)"
                                ) from None
@@ -442,3 +464,28 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
 
 class _GraderError(Exception):
     pass
+
+
+def fresh_harness_dir(workdir: Path) -> None:
+    """Replace the workdir's .stripebench/ (the agent could write there: a symlink to a
+    host folder, a FIFO for a log) with an empty folder only the harness fills.
+    shutil.rmtree never follows a symlink: it removes the link, not what it names."""
+    harness_dir = workdir / ".stripebench"
+    if harness_dir.is_symlink() or (harness_dir.exists() and not harness_dir.is_dir()):
+        harness_dir.unlink()
+    elif harness_dir.exists():
+        shutil.rmtree(harness_dir)
+    safe_files.makedirs_in(workdir, ".stripebench/logs")
+
+
+def copy_into_workdir(source: Path, workdir: Path, target: str) -> None:
+    """Copy a harness file or folder (trusted) to `target` inside the workdir, refusing
+    every symlink on the way there."""
+    if source.is_dir():
+        for path in sorted(source.rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                safe_files.write_in(workdir, f"{target}/{path.relative_to(source)}",
+                                    path.read_bytes())
+        safe_files.makedirs_in(workdir, target)
+    else:
+        safe_files.write_in(workdir, target, source.read_bytes())

@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from ..harness.sandbox import SandboxError, kill_group
+from ..sandbox_base import SandboxError, kill_group
 from .bwrap import BubblewrapSandbox, Routing
 
 
@@ -28,7 +28,6 @@ class AttachedSandbox(BubblewrapSandbox):
         self.rundir = Path(info["rundir"])
         self.inside = self.rundir / "inside"
         self.sockets = self.inside / "sock"
-        self.logs = self.workdir / ".stripebench" / "logs"
         self.env = dict(info["env"])
         self.routing = Routing(info["emulator_url"]) if info.get("emulator_url") else None
         self.shared = []
@@ -36,6 +35,7 @@ class AttachedSandbox(BubblewrapSandbox):
         self._services: dict[str, subprocess.Popen[bytes]] = {}
         self._relays = None
         self._exposed: dict[int, int] = {}
+        self._port_sockets: set[int] = set()
         self._holder = None
         self._certs = None
         if not self.alive():

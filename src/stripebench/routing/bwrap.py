@@ -39,12 +39,14 @@ import stripebench
 
 from ..emulator.tls import Certificates, ensure_certificates
 from ..emulator.web import STRIPE_HOSTS
-from ..harness.sandbox import (
+from ..sandbox_base import (
     ExecResult,
     SandboxError,
     WorkdirFiles,
     kill_group,
+    open_service_log,
     run_captured,
+    service_log_tail,
     shell_argv,
     tail,
     wheelhouse,
@@ -64,6 +66,16 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 PINNED_BUNDLES = ("stripe/data/ca-certificates.crt", "certifi/cacert.pem",
                   "lib/data/ca-certificates.crt")
 START_TIMEOUT = 20.0
+# Kernel knobs under /proc that uid 0 may write without any capability (the files are
+# root-owned): kernel.core_pattern runs a program as host root on the next crash,
+# sysrq-trigger reboots the machine. They are bind-mounted read-only over every /proc
+# the sandbox mounts; a read-only bind carried into a namespace is locked, and a /proc
+# with covered parts cannot be mounted afresh, so nothing inside can undo it.
+PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")
+PROC_READ_ONLY_SCRIPT = " && ".join(
+    f'{{ [ ! -e /proc/{name} ] || {{ mount --bind /proc/{name} /proc/{name} && '
+    f'mount -o remount,bind,ro,nosuid,nodev,noexec /proc/{name}; }}; }}'
+    for name in PROC_READ_ONLY)
 RUNDIR_PREFIX = "stripebench-sandbox-"
 
 
@@ -136,11 +148,11 @@ class BubblewrapSandbox(WorkdirFiles):
         self.inside = self.rundir / "inside"      # bound at INSIDE
         self.sockets = self.inside / "sock"       # bound read-write (unix sockets)
         self.sockets.mkdir(parents=True)
-        self.logs = self.workdir / ".stripebench" / "logs"
         self._groups: set[int] = set()
         self._services: dict[str, subprocess.Popen[bytes]] = {}
         self._relays: RelayThread | None = None
         self._exposed: dict[int, int] = {}
+        self._port_sockets: set[int] = set()
         self._holder: subprocess.Popen[bytes] | None = None
         self._certs = certificates or (ensure_certificates() if routing else None)
         given = dict(env or {})
@@ -189,7 +201,6 @@ class BubblewrapSandbox(WorkdirFiles):
             shutil.copy(self._certs.ca_cert, self.inside / "ca.pem")
             if self._certs.truststore:
                 shutil.copy(self._certs.truststore, self.inside / "truststore.p12")
-        self.logs.mkdir(parents=True, exist_ok=True)
         self._chromium_flags_dir()
 
     def _chromium_flags_dir(self) -> None:
@@ -291,6 +302,19 @@ class BubblewrapSandbox(WorkdirFiles):
                                + tail(self.rundir / "holder.log"))
         own_userns = os.readlink("/proc/self/ns/user")
         self._enter_user = os.readlink(f"/proc/{self.ns_pid}/ns/user") != own_userns
+        self._protect_proc()
+
+    def _protect_proc(self) -> None:
+        """Make the kernel's knobs under the sandbox's /proc read-only, once, before any
+        command of the agent runs (see PROC_READ_ONLY)."""
+        enter = ["nsenter", "-t", str(self.ns_pid), "-m"]
+        if self._enter_user:
+            enter += ["-U", "--preserve-credentials"]
+        done = subprocess.run([*enter, "--", "/bin/sh", "-c", PROC_READ_ONLY_SCRIPT],
+                              capture_output=True, text=True, timeout=START_TIMEOUT)
+        if done.returncode != 0:
+            raise SandboxError(f"could not make /proc/sys read-only in the sandbox: "
+                               f"{done.stderr.strip()}")
 
     # ------------------------------------------------------------------ exec
 
@@ -313,8 +337,8 @@ class BubblewrapSandbox(WorkdirFiles):
         if not hide:
             return [*enter, "-r", "-w", "--", *drop, "/bin/sh", "-c", 'cd "$0" && exec "$@"',
                     where, *argv]
-        mounts = " && ".join(f'mount -t tmpfs -o ro,size=4k,mode=000 hidden "${n + 1}"'
-                             for n in range(len(hide)))
+        mounts = " && ".join([PROC_READ_ONLY_SCRIPT] + [
+            f'mount -t tmpfs -o ro,size=4k,mode=000 hidden "${n + 1}"' for n in range(len(hide))])
         script = f'{mounts} && shift {len(hide)} && cd "$1" && shift && exec "$@"'
         return [*enter, "-r", "-w", "--", "unshare", "-m", "-p", "-f", "--mount-proc",
                 "--propagation", "private", "--", "/bin/sh", "-c", script, "isolate",
@@ -387,11 +411,12 @@ class BubblewrapSandbox(WorkdirFiles):
     def start_service(self, name: str, command: str, *, ready_url: str | None = None,
                       ready_port: int | None = None, timeout: float = 60,
                       hide: Sequence[str] = ()) -> None:
-        self.logs.mkdir(parents=True, exist_ok=True)
-        log_path = self.logs / f"{name}.log"
-        with open(log_path, "ab") as log:
+        log = open_service_log(self.workdir, name)
+        try:
             proc = self.popen(shell_argv(command), stdin=subprocess.DEVNULL, stdout=log,
                               stderr=subprocess.STDOUT, hide=hide)
+        finally:
+            os.close(log)
         self._services[name] = proc
         if ready_url:
             check = ["python3", "-c", _URL_PROBE, ready_url]
@@ -406,18 +431,19 @@ class BubblewrapSandbox(WorkdirFiles):
                 return
             if proc.poll() is not None:
                 raise SandboxError(f"service {name!r} exited with code {proc.returncode} "
-                                   f"before it was ready; last output:\n{tail(log_path)}")
+                                   f"before it was ready; last output:\n"
+                                   f"{service_log_tail(self.workdir, name)}")
             if time.monotonic() > deadline:
                 raise SandboxError(f"service {name!r} was not ready after {timeout:g}s; last "
-                                   f"output:\n{tail(log_path)}")
+                                   f"output:\n{service_log_tail(self.workdir, name)}")
             time.sleep(0.1)
 
-    def expose_port(self, port: int) -> int:
-        """Make 127.0.0.1:port inside reachable from the host; returns the host port."""
-        if port in self._exposed:
-            return self._exposed[port]
-        inside_sock = f"{INSIDE}/sock/port-{port}.sock"
+    def port_socket(self, port: int) -> Path:
+        """A host-side unix socket reaching 127.0.0.1:port inside (its relay starts once)."""
         host_sock = self.sockets / f"port-{port}.sock"
+        if port in self._port_sockets:
+            return host_sock
+        inside_sock = f"{INSIDE}/sock/port-{port}.sock"
         self.popen(["python3", f"{INSIDE}/relay.py", f"unix:{inside_sock}=tcp:127.0.0.1:{port}"],
                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
@@ -426,11 +452,24 @@ class BubblewrapSandbox(WorkdirFiles):
             if time.monotonic() > deadline:
                 raise SandboxError(f"could not expose port {port}")
             time.sleep(0.02)
+        self._port_sockets.add(port)
+        return host_sock
+
+    def expose_port(self, port: int) -> int:
+        """Make 127.0.0.1:port inside reachable from the host; returns the host port."""
+        if port in self._exposed:
+            return self._exposed[port]
+        host_sock = self.port_socket(port)
         if self._relays is None:
             self._relays = RelayThread()
         bound = self._relays.add("tcp:127.0.0.1:0", f"unix:{host_sock}")
         self._exposed[port] = port_of(bound)
         return self._exposed[port]
+
+    def service_address(self, port: int) -> str:
+        """Where the emulator delivers webhooks for this sandbox's `port`: a unix socket
+        into its network namespace (the host's 127.0.0.1:port is someone else's)."""
+        return f"unix:{self.port_socket(port)}"
 
     # ------------------------------------------------------------------ teardown
 
@@ -481,6 +520,9 @@ def _pinned_in_tree(tree: str) -> list[Path]:
         for name in files:
             if name in ("ca-certificates.crt", "cacert.pem"):
                 candidate = Path(root) / name
+                # a symlink the agent planted would aim our bundle's mount elsewhere
+                if candidate.is_symlink():
+                    continue
                 if any(str(candidate).endswith(p) for p in PINNED_BUNDLES):
                     found.append(candidate)
     return found

@@ -12,14 +12,10 @@ from __future__ import annotations
 
 import os
 
-from ..emulator.web import STRIPE_HOSTS
+from .env import host_resolver_rules
+from .front import RelayThread, emulator_address, port_of
 
 BASE_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking")
-
-
-def host_resolver_rules(https_port: int | None = None) -> str:
-    target = "127.0.0.1" if https_port in (None, 443) else f"127.0.0.1:{https_port}"
-    return ", ".join(f"MAP {host} {target}" for host in STRIPE_HOSTS)
 
 
 def chromium_args(spki: str | list[str] | tuple[str, ...] | None = None,
@@ -43,7 +39,6 @@ def https_front_port(emulator_url: str) -> int:
     """A TLS front for `emulator_url` on a free local port, one per process and emulator."""
     if emulator_url not in _FRONTS:
         from ..emulator.tls import ensure_certificates
-        from .front import RelayThread, emulator_address, port_of
 
         relays = RelayThread()
         bound = relays.add("tcp:127.0.0.1:0", emulator_address(emulator_url),
@@ -58,12 +53,14 @@ def launch_options(sandbox: object = None, emulator_url: str | None = None,
     local Stripe by Stripe's host names:
 
     - a bubblewrap sandbox: Chromium runs inside it (same localhost as the agent's code,
-      Stripe hosts routed by the sandbox);
+      Stripe hosts routed by the sandbox when it routes);
     - otherwise, with `emulator_url`: Chromium runs here and Stripe hosts map to a TLS
       front for that emulator;
     - neither: plain Chromium (Stripe hosts unrouted)."""
     launcher = getattr(sandbox, "chromium_launcher", None)
-    if launcher is not None and getattr(sandbox, "routing", None) is not None:
+    if launcher is not None:  # inside the sandbox, never on the host beside it
+        if getattr(sandbox, "routing", None) is None:
+            return {"executable_path": str(launcher(chromium)), "args": list(BASE_ARGS)}
         env = getattr(sandbox, "env", {})
         return {"executable_path": str(launcher(chromium)),
                 "args": [*BASE_ARGS, *chromium_args(env.get("STRIPEBENCH_SPKI"))]}

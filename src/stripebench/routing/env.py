@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ..emulator.tls import TRUSTSTORE_PASSWORD
+from ..emulator.web import STRIPE_HOSTS
 
 
 @dataclass(frozen=True)
@@ -101,3 +102,9 @@ def fallback_env(emulator_url: str, keys: Keys) -> dict[str, str]:
         "STRIPE_JS_URL": f"{origin}/js.stripe.com/v3/",
     })
     return env
+
+
+def host_resolver_rules(https_port: int | None = None) -> str:
+    """Chromium's --host-resolver-rules mapping every Stripe host to the local front."""
+    target = "127.0.0.1" if https_port in (None, 443) else f"127.0.0.1:{https_port}"
+    return ", ".join(f"MAP {host} {target}" for host in STRIPE_HOSTS)

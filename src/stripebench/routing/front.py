@@ -2,7 +2,8 @@
 
 `RelayThread` hosts any number of listeners: the TLS front (TLS with our leaf
 certificate on a unix socket or TCP port, plaintext HTTP on to the emulator's port, so
-the emulator itself never needs to know about TLS) and port forwards out of a sandbox.
+the emulator itself never needs to know about TLS; every request passes `gate.py`,
+which keeps the control plane out of reach) and port forwards out of a sandbox.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from collections.abc import Coroutine
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..sandbox_sockets import pinned_socket_path
 from . import relay
+from .gate import serve_gated
 
 
 def emulator_address(url: str) -> str:
@@ -40,12 +43,14 @@ class RelayThread:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=30)
 
     def add(self, listen: str, target: str, tls: ssl.SSLContext | None = None) -> str:
-        """Listen at `listen` (tcp:HOST:0 picks a free port), relay to `target`.
+        """Listen at `listen` (tcp:HOST:0 picks a free port), relay to `target`. With
+        `tls` this is a TLS front for the emulator: HTTP, through the gate.
 
         Returns the bound address (with the real port)."""
         async def start() -> asyncio.Server:
-            options: dict[str, Any] = {"ssl": tls} if tls is not None else {}
-            return await relay.listen(listen, relay.connector(target), **options)
+            if tls is None:
+                return await relay.listen(listen, host_connector(target))
+            return await relay.listen(listen, relay.connector(target), serve_gated, ssl=tls)
 
         server: asyncio.Server = self._run(start())
         self._servers.append(server)
@@ -67,6 +72,20 @@ class RelayThread:
             self._thread.join(timeout=5)
 
 
+def host_connector(target: str) -> relay.Connector:
+    """Like relay.connector, for this side of the wall: a unix socket in a sandbox's
+    folder is connected to without following a symlink planted there."""
+    kind, where, _ = relay.parse(target)
+    if kind != "unix":
+        return relay.connector(target)
+
+    async def connect() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        with pinned_socket_path(where) as pinned:
+            return await asyncio.open_unix_connection(pinned)
+
+    return connect
+
+
 def port_of(address: str) -> int:
     return relay.parse(address)[2]
 
@@ -77,7 +96,7 @@ _SERVING: list[RelayThread] = []
 def serve_https(host: str, https_port: int, http_port: int) -> str:
     """Start a TLS front for `emulator serve --https`; returns lines describing it."""
     from ..emulator.tls import ensure_certificates
-    from .chromium import host_resolver_rules
+    from .env import host_resolver_rules
 
     certs = ensure_certificates()
     relays = RelayThread()

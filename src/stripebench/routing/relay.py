@@ -28,6 +28,8 @@ import time
 from collections.abc import Awaitable, Callable
 
 Connector = Callable[[], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]
+# Serves one accepted connection given its target (default: `splice`, bytes both ways).
+Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, Connector], Awaitable[None]]
 
 
 def parse(address: str) -> tuple[str, str, int]:
@@ -86,12 +88,14 @@ async def splice(client_reader: asyncio.StreamReader, client_writer: asyncio.Str
                 w.close()
 
 
-async def listen(address: str, connect: Connector, **server_options: object) -> asyncio.Server:
+async def listen(address: str, connect: Connector, serve_one: Handler | None = None,
+                 **server_options: object) -> asyncio.Server:
     """Accept on `address`, handing each connection to `connect`'s target."""
     kind, where, port = parse(address)
+    serve_one = serve_one or splice
 
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await splice(reader, writer, connect)
+        await serve_one(reader, writer, connect)
 
     if kind == "unix":
         with contextlib.suppress(FileNotFoundError):

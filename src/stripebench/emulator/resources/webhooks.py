@@ -6,6 +6,13 @@ it; an asyncio task on the server's loop sends it, retrying failures on a fixed,
 bounded backoff schedule. Payload bytes and the order of attempts are deterministic.
 The one wall-clock read is the signature timestamp: receivers check it against their
 own clock (the SDKs reject anything older than five minutes), so it must be real time.
+
+Where deliveries may go: the emulator runs on the host, so a POST to any URL would be a
+way out of a trial's sandbox. Deliveries go to loopback addresses only (localhost,
+127.0.0.0/8, ::1; no other name is resolved). An account the harness gave delivery
+routes (`POST /_emulator/accounts/{id}/webhook_routes`, one per declared service port)
+reaches exactly those ports, inside its trial's network namespace; any other URL is
+refused and the delivery record says why.
 """
 
 from __future__ import annotations
@@ -13,11 +20,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import ipaddress
 import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
+from ...sandbox_sockets import pinned_socket_path
 from .. import events, render
 from ..context import Ctx
 from ..errors import InvalidRequest
@@ -105,6 +115,70 @@ def sign(secret: str, timestamp: int, payload: bytes) -> str:
     return f"t={timestamp},v1={digest}"
 
 
+# ------------------------------------------------------------------ where deliveries go
+
+DIRECT = "direct"  # a route to the port on the host's own loopback (a local sandbox)
+
+
+def is_loopback(host: str) -> bool:
+    host = host.lower().strip("[]")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def set_routes(store: Store, account_id: str, routes: dict[str, str]) -> dict[int, str]:
+    """Deliveries for `account_id` (and its connected accounts) to loopback port P go to
+    routes[P]: `unix:/path` (a socket into the trial's sandbox) or `direct`."""
+    checked: dict[int, str] = {}
+    for port, target in routes.items():
+        if not str(port).isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"webhook route port {port!r} is not a TCP port")
+        if target != DIRECT and not (isinstance(target, str) and target.startswith("unix:/")):
+            raise ValueError(f"webhook route target {target!r} must be 'direct' or unix:/PATH")
+        checked[int(port)] = target
+    store.extensions.setdefault("webhook_routes", {})[account_id] = checked
+    return checked
+
+
+def route_for(store: Store, account_id: str, url: str,
+              own_origin: str = "") -> tuple[str | None, str | None]:
+    """(unix socket path or None for a direct connection, None) where this delivery may
+    go, or (None, why it may not). `own_origin`: the emulator's own address, never a
+    target (a POST to its /_emulator/reset would wipe every account)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None, f"Webhook delivery refused: {url} has no valid port."
+    own = urlsplit(own_origin)
+    if unquote(parts.path).lstrip("/").lower().startswith("_emulator") or (
+            own.port is not None and port == own.port and is_loopback(own.hostname or "")):
+        return None, ("Webhook delivery refused: that address is the Stripe emulator "
+                      "itself, not one of your services.")
+    if not is_loopback(host):
+        return None, (f"Webhook delivery refused: the local Stripe emulator delivers only to "
+                      f"loopback addresses (your own services, e.g. http://localhost:PORT), "
+                      f"not to {host!r}.")
+    all_routes: dict[str, dict[int, str]] = store.extensions.get("webhook_routes", {})
+    account = store.accounts.get(account_id)
+    routes = all_routes.get(account_id)
+    if routes is None and account is not None and account.parent:
+        routes = all_routes.get(account.parent)
+    if routes is None:
+        return None, None  # no trial behind this account: the host's loopback
+    target = routes.get(port)
+    if target is None:
+        open_ports = ", ".join(str(p) for p in sorted(routes)) or "none"
+        return None, (f"Webhook delivery refused: port {port} is not one of this trial's "
+                      f"services (reachable ports: {open_ports}).")
+    return (None if target == DIRECT else target.removeprefix("unix:")), None
+
+
 @dataclass
 class Delivery:
     account: str
@@ -114,6 +188,8 @@ class Delivery:
     url: str
     secret: str
     payload: bytes
+    route_account: str = ""  # whose delivery routes apply: the endpoint's owner
+    emulator_origin: str = ""  # the emulator's own address: never a target
     attempts: list[dict[str, Any]] = field(default_factory=list)
     state: str = "pending"  # pending | delivered | failed
 
@@ -121,7 +197,8 @@ class Delivery:
 class Dispatcher:
     """Per-store delivery queue, drained by tasks on the running event loop."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: Store) -> None:
+        self.store = store
         self.log: list[Delivery] = []
         self.waiting: list[Delivery] = []  # queued while no event loop was running
         self.tasks: set[asyncio.Task[None]] = set()
@@ -146,21 +223,42 @@ class Dispatcher:
         self.waiting.clear()
 
     async def _run(self, delivery: Delivery) -> None:
-        import httpx
 
         assert self.gate is not None
-        async with httpx.AsyncClient(timeout=DELIVERY_TIMEOUT) as client:
-            for attempt in range(len(RETRY_SCHEDULE) + 1):
-                if attempt:
-                    await asyncio.sleep(RETRY_SCHEDULE[attempt - 1])
-                async with self.gate:
-                    status, error = await self._attempt(client, delivery)
-                delivery.attempts.append({"attempt": attempt + 1, "status": status,
-                                          "error": error})
-                if status is not None and 200 <= status < 300:
-                    delivery.state = "delivered"
-                    return
+        for attempt in range(len(RETRY_SCHEDULE) + 1):
+            if attempt:
+                await asyncio.sleep(RETRY_SCHEDULE[attempt - 1])
+            # decided per attempt: a trial's routes change when grading starts its services
+            socket_path, refused = route_for(self.store, delivery.route_account, delivery.url,
+                                             delivery.emulator_origin)
+            if refused:
+                delivery.attempts.append({"attempt": attempt + 1, "status": None,
+                                          "error": refused})
+                break
+            async with self.gate:
+                status, error = await self._attempt_via(socket_path, delivery)
+            delivery.attempts.append({"attempt": attempt + 1, "status": status,
+                                      "error": error})
+            if status is not None and 200 <= status < 300:
+                delivery.state = "delivered"
+                return
         delivery.state = "failed"
+
+    async def _attempt_via(self, socket_path: str | None,
+                           delivery: Delivery) -> tuple[int | None, str | None]:
+        import httpx
+
+        if socket_path is None:
+            async with httpx.AsyncClient(timeout=DELIVERY_TIMEOUT) as client:
+                return await self._attempt(client, delivery)
+        try:
+            with pinned_socket_path(socket_path) as pinned:
+                transport = httpx.AsyncHTTPTransport(uds=pinned)
+                async with httpx.AsyncClient(timeout=DELIVERY_TIMEOUT,
+                                             transport=transport) as client:
+                    return await self._attempt(client, delivery)
+        except OSError as exc:  # the trial's socket is gone, or was replaced
+            return None, f"{type(exc).__name__}: {exc}"
 
     @staticmethod
     async def _attempt(client: Any, delivery: Delivery) -> tuple[int | None, str | None]:
@@ -177,7 +275,7 @@ class Dispatcher:
 def dispatcher(store: Store) -> Dispatcher:
     found = store.extensions.get("webhooks")
     if found is None:
-        found = store.extensions["webhooks"] = Dispatcher()
+        found = store.extensions["webhooks"] = Dispatcher(store)
     assert isinstance(found, Dispatcher)
     return found
 
@@ -222,7 +320,10 @@ def on_event(ctx: Ctx, event: dict[str, Any]) -> None:
         payload = dumps(render.render(view, event))
         queue.submit(Delivery(account=ctx.account.id, endpoint=endpoint["id"], event=event["id"],
                               event_type=event["type"], url=endpoint["url"],
-                              secret=endpoint["_secret"], payload=payload))
+                              secret=endpoint["_secret"], payload=payload,
+                              emulator_origin=ctx.local_origin,
+                              route_account=ctx.account.parent if endpoint.get("_connect")
+                              and ctx.account.parent else ctx.account.id))
 
 
 def delivery_log(store: Store, account_id: str) -> list[dict[str, Any]]:

@@ -3,13 +3,21 @@
 An external agent (goose, Claude Code, Codex) is configured with this server; given a
 trial's mcp.json it works in that trial's workdir with that trial's keys and writes every
 call into the trial's transcript, exactly like the built-in agents.
+
+Standalone (`--workdir`, any MCP client on the user's own project) its commands run in a
+bubblewrap sandbox like a trial's unless `--no-sandbox` says otherwise, and the HTTP
+transport answers only requests bearing its token (`Authorization: Bearer ...`): a tool
+that runs shell commands must not be open to whatever else reaches the port.
 """
 
 from __future__ import annotations
 
 import base64
+import hmac
 import json
 import os
+import secrets
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -19,14 +27,14 @@ import anyio.to_thread
 from mcp import types
 from mcp.server.lowlevel import Server
 
-from ..sandbox import make_sandbox
+from ..sandbox import SandboxError, bwrap_available, make_sandbox
 from ..transcript import Transcript
 from .browser import launch_options
 from .toolbox import Toolbox
 
 
 def toolbox_from_config(config: Path | None, workdir: Path,
-                        emulator: str | None = None) -> Toolbox:
+                        emulator: str | None = None, sandboxed: bool = True) -> Toolbox:
     if config is None:
         # Standalone (any MCP client on the user's own project): with an emulator, the
         # browser reaches it by Stripe's host names and commands get its address and the
@@ -36,7 +44,14 @@ def toolbox_from_config(config: Path | None, workdir: Path,
             env = {"STRIPE_API_BASE": emulator, "STRIPE_BASE_URL": emulator}
             env |= {k: os.environ[k] for k in ("STRIPE_SECRET_KEY", "STRIPE_PUBLISHABLE_KEY")
                     if os.environ.get(k)}
-        sandbox = make_sandbox("local", workdir, env)
+        if sandboxed and not bwrap_available():
+            raise SandboxError("bubblewrap cannot create namespaces here, so the tools "
+                               "cannot be sandboxed; pass --no-sandbox to let their "
+                               "commands run directly on this machine")
+        # bubblewrap: the workdir read-write, the system read-only, loopback only (with
+        # an emulator, Stripe's host names routed to it), like a trial's sandbox
+        sandbox = make_sandbox("bwrap" if sandboxed else "local", workdir, env,
+                               emulator_url=emulator)
         return Toolbox(sandbox, browser_launch=_launch(sandbox, emulator) if emulator
                        else None)
     data = json.loads(Path(config).read_text())
@@ -58,7 +73,6 @@ def _join(info: dict[str, Any] | None) -> Any:
     if not info:
         return None
     from ...routing.attach import AttachedSandbox
-    from ..sandbox import SandboxError
 
     try:
         return AttachedSandbox(info)
@@ -112,9 +126,33 @@ def build_server(toolbox: Toolbox) -> Server[Any]:
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
+class BearerAuth:
+    """ASGI wrapper: every HTTP request needs `Authorization: Bearer <token>`, else 401."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = next((v for k, v in scope["headers"] if k.lower() == b"authorization"), b"")
+            if not hmac.compare_digest(given, self.expected):
+                body = json.dumps({"error": "unauthorized", "message": "this MCP server needs "
+                                   "'Authorization: Bearer <token>' (printed by `stripebench "
+                                   "mcp` at start, or given with --token)"}).encode()
+                await send({"type": "http.response.start", "status": 401, "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"www-authenticate", b'Bearer realm="stripebench"'),
+                    (b"content-length", str(len(body)).encode())]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
 def serve(config: Path | None, workdir: Path, transport: str = "stdio",
-          host: str = "127.0.0.1", port: int = 8765, emulator: str | None = None) -> None:
-    toolbox = toolbox_from_config(config, workdir, emulator)
+          host: str = "127.0.0.1", port: int = 8765, emulator: str | None = None,
+          sandboxed: bool = True, token: str | None = None) -> None:
+    toolbox = toolbox_from_config(config, workdir, emulator, sandboxed)
     server = build_server(toolbox)
     try:
         if transport == "stdio":
@@ -128,7 +166,11 @@ def serve(config: Path | None, workdir: Path, transport: str = "stdio",
         else:
             import uvicorn
 
-            app = server.streamable_http_app(host=host)
+            if not token:
+                token = secrets.token_urlsafe(32)
+                print(f"stripebench mcp: serving http://{host}:{port}/mcp; clients must send "
+                      f"'Authorization: Bearer {token}'", file=sys.stderr, flush=True)
+            app = BearerAuth(server.streamable_http_app(host=host), token)
             uvicorn.run(app, host=host, port=port, log_level="warning")
     finally:
         toolbox.close()
