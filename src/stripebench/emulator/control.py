@@ -8,16 +8,18 @@ state behind the API's back.
 from __future__ import annotations
 
 import hmac
-import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from . import versions
-from .errors import StripeError
+from . import intake, versions
+from .errors import InvalidRequest, StripeError
 from .http import Request, Response
+from .store import Store
 
-if TYPE_CHECKING:
-    from .app import EmulatorApp
+ACCOUNT_ID = re.compile(r"acct_\w{1,100}", re.ASCII)
+# Timestamps up to the end of year 9999; one clock move at most 100 years.
+MAX_TIME = 253_402_300_799
+MAX_ADVANCE = 100 * 366 * 24 * 3600
 
 
 def _error(message: str, status: int = 400) -> Response:
@@ -28,12 +30,34 @@ def _body(request: Request) -> dict[str, Any]:
     if not request.body:
         return {}
     if request.header("content-type").startswith("application/json"):
-        data = json.loads(request.body)
+        data = intake.load_json(request.body, max_depth=intake.MAX_CONTROL_DEPTH)
         if not isinstance(data, dict):
-            raise ValueError("expected a JSON object")
+            raise InvalidRequest("Invalid request body: expected a JSON object")
         return data
     from .forms import decode
-    return decode(request.body.decode())
+    intake.check_param_count(request.body)
+    return decode(request.body.decode("utf-8", "replace"))
+
+
+def _int(body: dict[str, Any], name: str, low: int, high: int) -> int:
+    """An integer field of a control-plane body (JSON number or form string), in range."""
+    value = body[name]
+    text = str(value)
+    if isinstance(value, bool) or len(text) > 20 or not re.fullmatch(r"-?\d+", text):
+        raise InvalidRequest(f"Invalid {name}: {text[:40]} is not an integer", param=name)
+    number = int(text)
+    if not low <= number <= high:
+        raise InvalidRequest(f"Invalid {name}: {number} is outside {low}..{high}", param=name)
+    return number
+
+
+def _account_id(value: Any) -> str | None:
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str) or not ACCOUNT_ID.fullmatch(value):
+        raise InvalidRequest("Invalid id: an account id is acct_ followed by up to 100 "
+                             "letters, digits or underscores", param="id")
+    return value
 
 
 def account_info(account: Any) -> dict[str, Any]:
@@ -42,44 +66,52 @@ def account_info(account: Any) -> dict[str, Any]:
             "parent": account.parent, "time": account.clock.now()}
 
 
-def handle(app: EmulatorApp, request: Request) -> Response:
-    store = app.store
+def handle(store: Store, control_token: str | None, request: Request) -> Response:
     path = request.path.rstrip("/")
     method = request.method
     if path == "/_emulator/health":
         return Response.json({"status": "ok", "accounts": len(store.accounts),
                               "api_version": store.default_version or versions.LATEST})
-    if app.control_token and not hmac.compare_digest(
-            request.header("x-emulator-token"), app.control_token):
+    # compared as bytes: a header may carry any latin-1 character
+    if control_token and not hmac.compare_digest(
+            request.header("x-emulator-token").encode("latin-1"), control_token.encode()):
         return _error("The control plane needs a valid X-Emulator-Token header.", 403)
     try:
         body = _body(request) if method == "POST" else {}
-    except ValueError as exc:
-        return _error(f"Invalid request body: {exc}")
-    query = request.query_params()
-    try:
-        response = _route(app, method, path, body, query)
+        response = _route(store, method, path, body, request.query_params())
     except KeyError as exc:
+        store.rollback()
         response = _error(f"No such account: {exc.args[0]}", 404)
     except StripeError as exc:
+        store.rollback()
         response = Response.json(exc.body(), exc.status)
-    except (ValueError, TypeError) as exc:
-        response = _error(str(exc))
-    store.flush()
+    except (ValueError, TypeError, AttributeError) as exc:  # a malformed snapshot
+        store.rollback()
+        response = _error(f"Invalid request: {exc}")
+    try:
+        store.flush()
+    except StripeError as exc:
+        response = Response.json(exc.body(), exc.status)
     return response
 
 
-def _route(app: EmulatorApp, method: str, path: str, body: dict[str, Any],
+def _route(store: Store, method: str, path: str, body: dict[str, Any],
            query: dict[str, str]) -> Response:
-    store = app.store
     if path == "/_emulator/accounts" and method == "POST":
         version = body.get("api_version") or None
         if version:
-            versions.check_version(version)
-        account = store.create_account(api_version=version, account_id=body.get("id"),
-                                       settings=body.get("settings") or {})
-        if body.get("time"):
-            account.clock.time = int(body["time"])
+            versions.check_version(str(version))
+        settings = body.get("settings") or {}
+        if not isinstance(settings, dict):
+            raise InvalidRequest("Invalid settings: expected an object", param="settings")
+        account_id = _account_id(body.get("id"))
+        if account_id in store.accounts:
+            raise InvalidRequest(f"Account {account_id} already exists", param="id")
+        time = _int(body, "time", 0, MAX_TIME) if body.get("time") else None
+        account = store.create_account(api_version=version, account_id=account_id,
+                                       settings=settings)
+        if time is not None:
+            account.clock.time = time
         return Response.json(account_info(account))
     if path == "/_emulator/accounts" and method == "GET":
         return Response.json({"object": "list",
@@ -99,10 +131,11 @@ def _route(app: EmulatorApp, method: str, path: str, body: dict[str, Any],
         if action == "/requests" and method == "GET":
             return Response.json({"object": "list", "data": account.requests})
         if action == "/clock" and method == "POST":
+            # The clock only moves forward: Stripe's objects never see time run back.
             if "advance" in body:
-                account.clock.tick(int(body["advance"]))
+                account.clock.tick(_int(body, "advance", 0, MAX_ADVANCE))
             if "to" in body:
-                account.clock.advance_to(int(body["to"]))
+                account.clock.advance_to(_int(body, "to", 0, MAX_TIME))
             store.touch(account)
             return Response.json(account_info(account))
         if action == "/snapshot" and method == "GET":

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import uvicorn
+
 from .app import EmulatorApp
 from .clock import DEFAULT_START
 from .store import Store
@@ -24,10 +26,19 @@ def default_account(app: EmulatorApp):  # type: ignore[no-untyped-def]
     return next(iter(app.store.accounts.values()))
 
 
-def serve(app: EmulatorApp, host: str, port: int, log_level: str = "warning") -> None:
-    import uvicorn
+def uvicorn_config(app: EmulatorApp, host: str, port: int,
+                   log_level: str = "warning") -> uvicorn.Config:
+    """How every emulator server runs (CLI, harness, tests).
 
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False,
-                            lifespan="on")
-    server = uvicorn.Server(config)
+    h11, not httptools: with pipelined requests httptools parses ahead, and a malformed
+    request behind a valid one made it answer only a 400 and drop the valid one's
+    response, though the valid one had been executed. h11 parses one request at a time,
+    so each is answered in order before the next is read.
+    """
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False,
+                          lifespan="on", http="h11")
+
+
+def serve(app: EmulatorApp, host: str, port: int, log_level: str = "warning") -> None:
+    server = uvicorn.Server(uvicorn_config(app, host, port, log_level))
     asyncio.run(server.serve())
