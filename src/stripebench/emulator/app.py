@@ -13,6 +13,8 @@ import logging
 import traceback
 from typing import Any
 
+import orjson
+
 from . import control, forms, intake, render, router, versions
 from .context import Ctx
 from .errors import AuthenticationError, IdempotencyError, InvalidRequest, StripeError
@@ -259,7 +261,7 @@ class EmulatorApp:
         try:
             result = route.handler(ctx, params, **path_params)
             status = 200
-            body = dumps(render.render(ctx, result, expand))
+            body = self.encode(render.render(ctx, result, expand))
         except StripeError as exc:
             if exc.status >= 500 or not key:
                 raise
@@ -272,6 +274,16 @@ class EmulatorApp:
                 "fingerprint": fingerprint, "status": status, "body": body.decode(),
                 "request_id": ctx.request_id, "created": ctx.now()})
         return Response(status, body, {"content-type": "application/json"})
+
+    def encode(self, rendered: Any) -> bytes:
+        """The response body. A value JSON cannot carry (a total beyond 64 bits) was made
+        from the caller's input: refuse the request and keep none of it."""
+        try:
+            return dumps(rendered)
+        except orjson.JSONEncodeError as exc:
+            self.store.rollback()
+            raise InvalidRequest(f"This request's result cannot be represented ({exc}): a "
+                                 "number is out of range. Nothing was changed.") from None
 
     def replay(self, ctx: Ctx, key: str, fingerprint: str) -> Response | None:
         entry = ctx.account.idempotency.get(key)

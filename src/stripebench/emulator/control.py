@@ -60,6 +60,42 @@ def _account_id(value: Any) -> str | None:
     return value
 
 
+_META = {"id": str, "secret_key": str, "publishable_key": str, "api_version": str,
+         "seed": str, "counter": int, "time": int}
+
+
+def check_snapshot(snapshot: Any) -> None:
+    """The shape `GET .../snapshot` gives, checked before a restore touches any state."""
+    def bad(what: str) -> InvalidRequest:
+        return InvalidRequest(f"Invalid snapshot: {what}")
+
+    if not isinstance(snapshot, dict) or not isinstance(snapshot.get("account"), dict):
+        raise bad("expected an object with an account")
+    meta = snapshot["account"]
+    for name, kind in _META.items():
+        if not isinstance(meta.get(name), kind) or isinstance(meta.get(name), bool):
+            raise bad(f"account.{name} must be a {kind.__name__}")
+    _account_id(meta["id"])
+    if not 0 <= meta["time"] <= MAX_TIME or meta["counter"] < 0:
+        raise bad("account.time or account.counter is out of range")
+    if not isinstance(meta.get("settings", {}), dict):
+        raise bad("account.settings must be an object")
+    objects = snapshot.get("objects")
+    if not isinstance(objects, list) or not all(
+            isinstance(o, dict) and isinstance(o.get("id"), str)
+            and isinstance(o.get("object"), str) for o in objects):
+        raise bad("objects must be a list of objects with an id and an object type")
+    order = snapshot.get("order")
+    if not isinstance(order, dict) or not all(
+            isinstance(ids, list) and all(isinstance(i, str) for i in ids)
+            for ids in order.values()):
+        raise bad("order must map object types to lists of ids")
+    for name in ("sequence", "idempotency"):
+        value = snapshot.get(name)
+        if value is not None and not isinstance(value, list if name == "sequence" else dict):
+            raise bad(f"{name} has the wrong type")
+
+
 def account_info(account: Any) -> dict[str, Any]:
     return {"id": account.id, "object": "emulator.account", "secret_key": account.secret_key,
             "publishable_key": account.publishable_key, "api_version": account.api_version,
@@ -149,8 +185,14 @@ def _route(store: Store, method: str, path: str, body: dict[str, Any],
         return Response.json(store.export_all())
     if path == "/_emulator/restore" and method == "POST":
         if "accounts" in body:
+            snapshots = body["accounts"]
+            if not isinstance(snapshots, list):
+                raise InvalidRequest("Invalid accounts: expected a list of snapshots")
+            for snapshot in snapshots:
+                check_snapshot(snapshot)  # all of them before anything is reset
             store.import_all(body)
             return Response.json({"restored": len(store.accounts)})
+        check_snapshot(body)
         account = store.restore(body)
         return Response.json(account_info(account))
     return _error(f"Unknown control-plane call: {method} {path}", 404)
