@@ -19,6 +19,7 @@ def build(seed: int = 0, data: Path | None = None, start_time: int = DEFAULT_STA
     store = Store(seed=seed, start_time=start_time, data_dir=data, default_version=api_version)
     if not store.accounts:
         store.create_account()
+        store.flush()  # stored now: a data folder that takes no writes fails here, at start
     return EmulatorApp(store, control_token=control_token, local_origin=local_origin)
 
 
