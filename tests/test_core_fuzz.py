@@ -368,3 +368,19 @@ def test_non_ascii_control_token_is_refused_not_a_crash() -> None:
         assert r.status_code == 200
     finally:
         emulator.stop()
+
+
+def test_hosted_pages_refuse_deep_json_with_a_4xx(emulator: RunningEmulator) -> None:
+    """The hosted Checkout page's own JSON endpoint bounds nesting like the API does."""
+    account = emulator.new_account()
+    client = stripe.StripeClient(account["secret_key"], base_addresses={"api": emulator.base})
+    session = client.v1.checkout.sessions.create(params={
+        "mode": "payment", "success_url": "https://example.com/ok",
+        "line_items": [{"price_data": {"currency": "usd", "unit_amount": 500,
+                                       "product_data": {"name": "Tee"}}, "quantity": 1}]})
+    url = f"{emulator.base}/checkout.stripe.com/c/pay/{session.id}/state"
+    for depth in (25, 100_000):
+        body = '{"action":' + "[" * depth + "]" * depth + "}"
+        r = httpx.post(url, content=body, headers={"Content-Type": JSON}, timeout=30)
+        assert 400 <= r.status_code < 500, (depth, r.status_code, r.text[:200])
+    assert client.v1.checkout.sessions.retrieve(session.id).status == "open"
