@@ -147,6 +147,7 @@ class Store:
         self.owner.clear()
         self.committed.clear()
         self.committed_meta.clear()
+        self.committed_account_counter = 0
         self.account_ids = IdGenerator(f"{self.seed}:accounts")
         self._clear_dirty()
 
