@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .agents import Agent
-from .emulator import Emulator
+from .emulator import Emulator, EmulatorDown
 from .task import Task
 from .trial import RETRYABLE, SCORED, TrialConfig, run_trial, write_json_atomic
 
@@ -119,7 +119,10 @@ def execute(plan: RunPlan, make_agent: Callable[[], Agent],
     if not todo:
         return []
     own_emulator = emulator is None
-    emulator = emulator or Emulator.start(data=plan.out / "emulator")
+    try:
+        emulator = emulator or Emulator.start(data=plan.out / "emulator")
+    except EmulatorDown as exc:
+        raise RunError(str(exc)) from None
     config = TrialConfig(run_id=meta["run_id"], agent_name=plan.agent_name, model=plan.model,
                          sandbox=plan.sandbox, agent_timeout=plan.agent_timeout,
                          max_turns=plan.max_turns)
