@@ -267,7 +267,10 @@ class Store:
         row = db.execute("SELECT value FROM settings WHERE key='account_counter'").fetchone()
         if row:
             self.account_ids.counter = int(row[0])
-        self._committed(self._encode_dirty())
+        try:
+            self._committed(self._encode_dirty())
+        except TypeError as exc:  # written by an older emulator that let such values in
+            raise APIError(f"{data_dir} holds an object that cannot be shown ({exc})") from None
 
     def flush(self) -> None:
         """Store this request's writes, or undo them in memory and raise a StripeError.
