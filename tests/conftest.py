@@ -18,7 +18,7 @@ import stripe
 import uvicorn
 
 from stripebench.emulator.app import EmulatorApp
-from stripebench.emulator.server import build
+from stripebench.emulator.server import build, uvicorn_config
 
 
 def load_module(path: Path, name: str) -> ModuleType:
@@ -59,9 +59,7 @@ def start_emulator(**kwargs: object) -> RunningEmulator:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     app = build(local_origin=base, **kwargs)  # type: ignore[arg-type]
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                            access_log=False, lifespan="on")
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15

@@ -7,9 +7,11 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import pytest
 import stripe
 
 from conftest import free_port
@@ -96,3 +98,111 @@ def test_kill_dash_nine_loses_nothing(tmp_path: Path) -> None:
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
+
+
+# ---------------------------------------------------------------------------------------
+# A full or read-only disk under `--data`: a real tmpfs of a few MB (we run as root).
+
+@pytest.fixture()
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(disk)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def fill(disk: Path) -> Path:
+    """Take every free byte of the disk with one file (removing it frees them)."""
+    filler = disk / "filler"
+    with open(filler, "wb", buffering=0) as handle:
+        try:
+            while True:
+                handle.write(b"\0" * 4096)
+        except OSError:
+            pass
+    return filler
+
+
+def banner_key(process: subprocess.Popen[bytes]) -> str:
+    banner = b""
+    assert process.stdout is not None
+    while b"secret key" not in banner:
+        line = process.stdout.readline()
+        assert line, banner
+        banner += line
+    return banner.split(b"secret key")[1].split()[0].decode()
+
+
+def test_a_full_disk_refuses_writes_applies_none_and_keeps_serving_reads(
+        small_disk: Path) -> None:
+    """Stripe answers its own failures with a 500 `api_error`
+    (https://docs.stripe.com/api/errors); a write that failed must not be applied."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    process = serve(small_disk / "state", port)
+    try:
+        client = stripe.StripeClient(banner_key(process), base_addresses={"api": base},
+                                     max_network_retries=0)
+        kept = client.v1.customers.create(params={"email": "kept@example.com"})
+        filler = fill(small_disk)
+        big = {f"k{i}": "v" * 500 for i in range(50)}
+        refused: list[str] = []
+        for i in range(40):  # each write adds ~30 KB to the WAL: it runs out quickly
+            try:
+                client.v1.customers.create(params={"email": f"c{i}@example.com",
+                                                   "metadata": big})
+            except stripe.APIError as exc:
+                assert exc.http_status == 500
+                assert exc.error is not None and exc.error.type == "api_error"
+                assert "nothing was changed" in (exc.error.message or "")
+                refused.append(f"c{i}@example.com")
+                break
+        assert refused, "the disk never filled"
+        listed = [c.email for c in client.v1.customers.list(params={"limit": 100}).data]
+        assert refused[0] not in listed and "kept@example.com" in listed
+        assert client.v1.customers.retrieve(kept.id).email == "kept@example.com"
+        with pytest.raises(stripe.APIError):  # an update is refused the same way
+            client.v1.customers.update(kept.id, params={"metadata": big})
+        assert client.v1.customers.retrieve(kept.id).to_dict()["metadata"] == {}
+        filler.unlink()
+        again = client.v1.customers.create(params={"email": refused[0]})
+        assert again.email == refused[0]
+        before = [c.id for c in client.v1.customers.list(params={"limit": 100}).data]
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+    process = serve(small_disk / "state", port)
+    try:
+        after = [c.id for c in client.v1.customers.list(params={"limit": 100}).data]
+        assert after == before  # what was refused was never stored either
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+def _serve_fails(data: Path) -> str:
+    done = subprocess.run([sys.executable, "-m", "stripebench.cli", "emulator", "serve",
+                           "--port", str(free_port()), "--data", str(data)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(data) in lines[0], done.stderr
+    return lines[0]
+
+
+def test_serve_on_a_full_folder_exits_with_one_line(small_disk: Path) -> None:
+    fill(small_disk)
+    _serve_fails(small_disk / "state")
+
+
+def test_serve_on_a_read_only_folder_exits_with_one_line(small_disk: Path) -> None:
+    (small_disk / "state").mkdir()
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    _serve_fails(small_disk / "state")

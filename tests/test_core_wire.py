@@ -649,3 +649,73 @@ def test_json_body_and_options(emulator: RunningEmulator, account: dict[str, str
         r = raw(emulator, account, "POST", "/v1/customers", body,
                 headers={"Content-Type": "application/json"})
         assert r.status_code == 400 and r.json()["error"]["type"] == "invalid_request_error"
+
+
+def _port(emulator: RunningEmulator) -> int:
+    return int(emulator.base.rsplit(":", 1)[1])
+
+
+def _read_responses(sock: socket.socket, seconds: float = 3.0) -> bytes:
+    sock.settimeout(seconds)
+    data = b""
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+    except TimeoutError:
+        pass
+    return data
+
+
+def _post(account: dict[str, str], body: bytes, path: str = "/v1/customers") -> bytes:
+    return (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+            f"{account['secret_key']}\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+
+
+def test_a_pipelined_bad_request_does_not_swallow_the_good_one(
+        emulator: RunningEmulator, account: dict[str, str]) -> None:
+    """HTTP/1.1 answers pipelined requests in order (RFC 9112 §9.3.2): a malformed request
+    behind a valid one may end the connection, but only after the valid one's answer, so
+    a client never loses the response to a write that was executed."""
+    with socket.create_connection(("127.0.0.1", _port(emulator))) as sock:
+        sock.sendall(_post(account, b"email=piped@example.com") + b"NOT HTTP AT ALL\r\n\r\n")
+        data = _read_responses(sock)
+    assert data.startswith(b"HTTP/1.1 200 "), data[:300]
+    assert b'"email": "piped@example.com"' in data.split(b"\r\n\r\n", 1)[1]
+    created = raw(emulator, account, "GET", "/v1/customers").json()["data"]
+    assert [c["email"] for c in created] == ["piped@example.com"]
+
+
+def test_pipelined_valid_requests_are_answered_in_order(
+        emulator: RunningEmulator, account: dict[str, str]) -> None:
+    with socket.create_connection(("127.0.0.1", _port(emulator))) as sock:
+        sock.sendall(b"".join(_post(account, f"email=p{i}@example.com".encode())
+                              for i in range(3)))
+        data = _read_responses(sock, 2.0)
+    assert data.count(b"HTTP/1.1 200 ") == 3, data[:500]
+    order = [data.index(f"p{i}@example.com".encode()) for i in range(3)]
+    assert order == sorted(order)
+
+
+def test_an_oversized_body_is_refused_before_it_is_read(
+        emulator: RunningEmulator, account: dict[str, str]) -> None:
+    """A 20 MB body is answered 413 from its Content-Length, without waiting for (or
+    buffering) the bytes; the connection is closed rather than reused."""
+    head = _post(account, b"")
+    head = head.replace(b"Content-Length: 0", b"Content-Length: 20000000")
+    with socket.create_connection(("127.0.0.1", _port(emulator))) as sock:
+        sock.sendall(head + b"description=" + b"x" * 1000)
+        data = _read_responses(sock, 3.0)
+    assert data.startswith(b"HTTP/1.1 413 "), data[:300]
+    body = data.split(b"\r\n\r\n", 1)[1]
+    assert b'"type": "invalid_request_error"' in body and b"limit" in body
+    r = raw(emulator, account, "POST", "/v1/customers", "description=" + "x" * 2_000_000)
+    assert r.status_code == 413 and r.json()["error"]["code"] == "request_too_large"
+    assert raw(emulator, account, "GET", "/v1/customers").json()["data"] == []
+
+
+def test_too_many_parameters_are_refused(emulator: RunningEmulator,
+                                         account: dict[str, str]) -> None:
+    body = "&".join(f"metadata[k{i}]=v" for i in range(6000))
+    r = raw(emulator, account, "POST", "/v1/customers", body)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "parameters_exceeded"

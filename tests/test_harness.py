@@ -19,7 +19,7 @@ from stripebench.harness.agents import make_agent
 from stripebench.harness.agents.simple import ScriptedAgent
 from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
-from stripebench.harness.runner import RunPlan, execute
+from stripebench.harness.runner import RunPlan, execute, pending
 from stripebench.harness.task import discover, load_task, problems
 from stripebench.harness.trial import processes_in
 
@@ -326,7 +326,8 @@ def test_run_command_defaults_to_the_oracle_and_prints_the_report(
     assert "fixture-broken-service #1: service_error reward —" in done.stdout
     assert "By category" in done.stdout and "fixture-shop" in done.stdout
     md = (out / "report.md").read_text()
-    assert "| oracle | backend | 100.0% | 1/2 |" in md and "service_error" in md
+    # the broken task has no scored attempt: it counts 0 in the mean, it is not dropped
+    assert "| oracle | backend | 50.0% | 1/2 |" in md and "service_error" in md
     assert (out / "report.html").read_text().startswith("<!doctype html>")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("STRIPEBENCH_MODEL", raising=False)
@@ -433,3 +434,116 @@ def test_resume_after_kill_9_with_parallel_trials(tmp_path: Path) -> None:
     assert [r["reward"] for r in results] == [1.0] * 4
     assert {name: (trials / name / "result.json").read_text() for name in kept} == kept
     assert processes_in(out) == []
+
+
+# ---------------------------------------------------------------------------------------
+# No trial leaves the score silently: an ungradeable trial is an error that counts 0 and
+# is redone by --retry-errors; an emulator that dies is restarted and the trial redone.
+
+class FinalSnapshotFails(Emulator):
+    """The real emulator, whose account snapshot fails once the agent is done (as it
+    did for an account holding an object that could not be rendered)."""
+
+    def __init__(self, base: str) -> None:
+        super().__init__(base)
+        self.snapshots = 0
+
+    def snapshot(self, account_id: str) -> dict[str, Any]:
+        self.snapshots += 1
+        if self.snapshots > 1:
+            raise RuntimeError("emulator GET snapshot: 500 api_error")
+        return super().snapshot(account_id)
+
+
+def test_a_trial_that_cannot_be_graded_is_an_error_counted_as_zero_and_retried(
+        tmp_path: Path, emulator: Any) -> None:
+    from stripebench.results import load_run, summarize
+
+    broken = FinalSnapshotFails(emulator.base)
+    result = run_one(tmp_path, broken, ScriptedAgent(SCRIPTS["pass"]))
+    assert result["status"] == "harness_error" and result["reward"] is None
+    assert "could not be graded" in result["error"] and "500 api_error" in result["error"]
+    summary = summarize(load_run(tmp_path))
+    assert summary.mean == 0.0 and [e["status"] for e in summary.errors] == ["harness_error"]
+    plan = RunPlan(out=tmp_path, tasks=[SHOP], agent_name="scripted", model=None, resume=True,
+                   retry_errors=True)
+    assert pending(plan)[0] == [(SHOP, 1)]
+    redone = execute(plan, lambda: ScriptedAgent(SCRIPTS["pass"]), emulator=Emulator(emulator.base))
+    assert [(r["status"], r["reward"]) for r in redone] == [("completed", 1.0)]
+    assert summarize(load_run(tmp_path)).mean == 1.0
+
+
+def test_an_old_completed_trial_without_a_reward_is_listed_and_retried(tmp_path: Path) -> None:
+    """Result files written before this fix said `completed` with reward None."""
+    from stripebench.results import load_run, summarize
+
+    plan = RunPlan(out=tmp_path, tasks=[SHOP], agent_name="scripted", model=None)
+    from stripebench.harness.runner import prepare, trial_dir
+    from stripebench.harness.trial import write_json_atomic
+    prepare(plan)
+    folder = trial_dir(tmp_path, SHOP.id, 1)
+    folder.mkdir(parents=True)
+    write_json_atomic(folder / "result.json", {
+        "task": SHOP.id, "attempt": 1, "category": "backend", "status": "completed",
+        "reward": None, "turns": 3, "subscores": {}, "error": "RuntimeError: snapshot 500"})
+    summary = summarize(load_run(tmp_path))
+    assert summary.mean == 0.0 and len(summary.errors) == 1
+    plan.resume = plan.retry_errors = True
+    assert pending(plan)[0] == [(SHOP, 1)]
+
+
+class KillsTheEmulator:
+    """An agent whose first `kills` runs kill the emulator process (SIGKILL) mid-trial;
+    later runs replay the passing script."""
+
+    name = "scripted"
+    model: str | None = None
+
+    def __init__(self, emulator: Emulator, state: dict[str, int]) -> None:
+        self.emulator, self.state = emulator, state
+
+    def run(self, ctx: Any) -> Any:
+        from stripebench.harness.agents.base import AgentOutcome
+
+        if self.state["left"] > 0:
+            self.state["left"] -= 1
+            assert self.emulator.process is not None
+            self.emulator.process.send_signal(signal.SIGKILL)
+            self.emulator.process.wait()
+            return AgentOutcome(turns=1)
+        return ScriptedAgent(SCRIPTS["pass"]).run(ctx)
+
+
+def test_an_emulator_that_dies_mid_trial_is_restarted_and_the_trial_redone(
+        tmp_path: Path) -> None:
+    server = Emulator.start(data=tmp_path / "emulator")
+    try:
+        state = {"left": 1}
+        plan = RunPlan(out=tmp_path / "run", tasks=[SHOP], agent_name="scripted", model=None)
+        results = execute(plan, lambda: KillsTheEmulator(server, state), emulator=server)
+        assert [(r["status"], r["reward"]) for r in results] == [("completed", 1.0)]
+        assert server.generation == 1 and server.exit_codes == [-signal.SIGKILL]
+        assert any("redone" in note for note in results[0]["notes"])
+        # the restarted server kept state and still answers the harness
+        assert server.create_account("acct_1afterrestart").id == "acct_1afterrestart"
+    finally:
+        server.stop()
+
+
+def test_an_emulator_that_keeps_dying_fails_the_run_loudly(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from stripebench.harness import runner
+
+    monkeypatch.setattr(runner, "MAX_EMULATOR_RESTARTS", 1)
+    server = Emulator.start(data=tmp_path / "emulator")
+    try:
+        plan = RunPlan(out=tmp_path / "run", tasks=[SHOP], agent_name="scripted", model=None)
+        with pytest.raises(runner.RunError, match="emulator died .*--retry-errors"):
+            execute(plan, lambda: KillsTheEmulator(server, {"left": 99}), emulator=server)
+        result = json.loads((tmp_path / "run" / "trials" / SHOP.id / "1" / "result.json")
+                            .read_text())
+        assert result["status"] == "emulator_error" and result["reward"] is None
+        plan.resume = plan.retry_errors = True
+        assert pending(plan)[0] == [(SHOP, 1)]
+    finally:
+        server.stop()

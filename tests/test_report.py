@@ -1,6 +1,6 @@
 """Reports from run directories: best-of-N with ties by fewest turns, sub-problems
-coalesced, category means and turn ranges, errors kept out of scores; terminal, Markdown,
-CSV and a self-contained HTML page."""
+coalesced, category means and turn ranges, errors listed and a task with no scored attempt
+counted 0 in the means; terminal, Markdown, CSV and a self-contained HTML page."""
 
 from __future__ import annotations
 
@@ -81,9 +81,10 @@ def test_best_of_n_and_category_means(tmp_path: Path) -> None:
     assert tasks["broken"].score is None
     cats = {c.category: c for c in summary.categories}
     assert [c.category for c in summary.categories] == ["backend", "full-stack", "gym"]
-    assert cats["gym"].mean == 0.25 and (cats["gym"].scored, cats["gym"].tasks) == (1, 2)
+    # "broken" has no scored attempt: it counts 0, it is not dropped from the means
+    assert cats["gym"].mean == 0.125 and (cats["gym"].scored, cats["gym"].tasks) == (1, 2)
     assert (cats["backend"].turn_min, cats["backend"].turn_max) == (15, 15)
-    assert summary.mean == (1.0 + 1.0 + 0.25) / 3
+    assert summary.mean == (1.0 + 1.0 + 0.25 + 0.0) / 4
     assert sorted(e["status"] for e in summary.errors) == ["grader_error", "service_error"]
 
 
@@ -94,7 +95,7 @@ def test_csv_markdown_and_html(tmp_path: Path) -> None:
     assert ["checkout", "claude-x", "r1-abc", "1.0000", "40"] in rows
     assert ["broken", "claude-x", "r1-abc", "", ""] in rows
     md = markdown(summaries)
-    assert "| anthropic:claude-x | gym | 25.0% | 1/2 | 90 |" in md
+    assert "| anthropic:claude-x | gym | 12.5% | 1/2 | 90 |" in md
     assert "service_error" in md and "zorblax frobnicate" in md
     html = page(summaries)
     assert html.startswith("<!doctype html>") and "<svg" in html
@@ -152,8 +153,28 @@ def test_a_hung_or_crashed_agent_is_never_a_score(tmp_path: Path) -> None:
     summary = summarize(load_run(run))
     tasks = {t.task: t for t in summary.tasks}
     assert (tasks["checkout"].score, tasks["checkout"].chosen) == (0.5, [2])
-    assert tasks["refunds"].score is None and summary.mean == 0.5
+    # and crashing on purpose does not take the task out of the mean: it counts 0
+    assert tasks["refunds"].score is None and summary.mean == 0.25
     assert sorted(e["status"] for e in summary.errors) == ["agent_error", "agent_timeout"]
     rows = list(csv.reader(io.StringIO(csv_text([summary]))))
     assert ["refunds", "m", "r5-abc", "", ""] in rows
     assert ["checkout", "m", "r5-abc", "0.5000", "9"] in rows
+
+
+def test_every_ungradeable_trial_is_listed_and_counts_zero(tmp_path: Path) -> None:
+    """An agent cannot lift its mean by making its trials ungradeable: each such trial is
+    listed, and a task left with no scored attempt counts 0."""
+    run = write_run(tmp_path / "r", "m", [
+        trial("good", 1, 1.0, 3),
+        trial("dropped", 1, None, 4, status="harness_error"),
+        trial("dropped", 2, None, 4, status="emulator_error"),
+        trial("legacy", 1, None, 2),  # an old harness's `completed` without a reward
+    ])
+    summary = summarize(load_run(run))
+    assert summary.mean == 1.0 / 3
+    assert sorted((e["task"], e["attempt"]) for e in summary.errors) == \
+        [("dropped", 1), ("dropped", 2), ("legacy", 1)]
+    md = markdown([summary])
+    for status in ("harness_error", "emulator_error", "| legacy | 1 | completed |"):
+        assert status in md
+    assert "counts 0 in the means" in md

@@ -28,10 +28,18 @@ def emulator_serve(
     https_port: int = typer.Option(12443, help="Port for --https."),
 ) -> None:
     """Serve the Stripe API, Stripe.js and hosted pages over HTTP (and HTTPS)."""
+    import sqlite3
+
+    from .emulator.errors import StripeError
     from .emulator.server import build, default_account, serve
 
     origin = f"http://{host}:{port}"
-    emulator = build(seed=seed, data=data, control_token=control_token, local_origin=origin)
+    try:
+        emulator = build(seed=seed, data=data, control_token=control_token, local_origin=origin)
+    except (OSError, sqlite3.Error, StripeError) as exc:  # a full or read-only data folder
+        reason = exc.message if isinstance(exc, StripeError) else str(exc)
+        typer.echo(f"stripebench emulator: cannot keep state in {data}: {reason}", err=True)
+        raise typer.Exit(1) from None
     account = default_account(emulator)
     typer.echo(f"Local Stripe listening on {origin}")
     typer.echo(f"  account          {account.id}")

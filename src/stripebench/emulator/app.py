@@ -9,12 +9,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import inspect
-import json
 import logging
 import traceback
 from typing import Any
 
-from . import control, forms, render, router, versions
+import orjson
+
+from . import control, forms, intake, render, router, versions
 from .context import Ctx
 from .errors import AuthenticationError, IdempotencyError, InvalidRequest, StripeError
 from .http import Request, Response, canonical_json, dumps
@@ -32,6 +33,30 @@ CORS = {
     "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
     "access-control-expose-headers": "Request-Id, Idempotent-Replayed, Stripe-Version",
 }
+
+
+async def read_body(receive: Any, headers: dict[str, str], limit: int) -> bytes | Response:
+    """The request body, or a 413 once it is known to pass `limit` (read no further)."""
+    declared = headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return _too_large(int(declared), limit)
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return _too_large(size, limit)
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+def _too_large(size: int, limit: int) -> Response:
+    response = Response.json(intake.too_large(size, limit).body(), 413)
+    response.headers["connection"] = "close"  # the rest of the body is never read
+    return response
 
 
 class EmulatorApp:
@@ -57,19 +82,17 @@ class EmulatorApp:
                     return
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        request = Request(method=scope["method"].upper(), path=scope["path"],
-                          query=scope.get("query_string", b"").decode("latin-1"),
-                          headers=headers, body=body, host=headers.get("host", ""),
-                          scheme=scope.get("scheme", "http"),
-                          client=(scope.get("client") or ("", 0))[0])
-        response = await self.handle(request)
+        body = await read_body(receive, headers, intake.body_limit(scope["path"]))
+        if isinstance(body, Response):
+            response = body
+        else:
+            request = Request(method=scope["method"].upper(), path=scope["path"],
+                              query=scope.get("query_string", b"").decode("latin-1"),
+                              headers=headers, body=body, host=headers.get("host", ""),
+                              scheme=scope.get("scheme", "http"),
+                              client=(scope.get("client") or ("", 0))[0])
+            response = await self.handle(request)
         await send({"type": "http.response.start", "status": response.status,
                     "headers": [(k.encode(), v.encode()) for k, v in response.headers.items()]
                     + [(b"content-length", str(len(response.body)).encode())]})
@@ -87,7 +110,7 @@ class EmulatorApp:
             if first in STRIPE_HOSTS:
                 hostname, path = first, "/" + rest
             elif path.startswith("/_emulator"):
-                return control.handle(self, request)
+                return control.handle(self.store, self.control_token, request)
             else:
                 hostname = "api.stripe.com"
         if request.method == "OPTIONS":
@@ -106,14 +129,17 @@ class EmulatorApp:
             result = page.handler(web, **params)
             if inspect.isawaitable(result):
                 result = await result
-            self.store.flush()
-            return result
         except StripeError as exc:
-            self.store.flush()
-            return Response.json(exc.body(), exc.status)
+            result = Response.json(exc.body(), exc.status)
         except Exception:  # noqa: BLE001 - a page must never take the server down
             log.error("page error %s %s\n%s", request.method, request.path, traceback.format_exc())
+            self.store.rollback()  # half a change is never kept
             return Response.html("<h1>Something went wrong</h1>", 500)
+        try:
+            self.store.flush()
+        except StripeError as exc:
+            return Response.json(exc.body(), exc.status)
+        return result
 
     # ------------------------------------------------------------------ API
 
@@ -135,15 +161,19 @@ class EmulatorApp:
             response = Response.json(exc.body(request_id), exc.status)
         except Exception as exc:  # noqa: BLE001 - report as Stripe's api_error, never crash
             log.error("API error %s %s\n%s", request.method, path, traceback.format_exc())
+            self.store.rollback()  # half a change is never kept
             body = {"error": {"type": "api_error",
                               "message": f"The emulator hit an internal error: {exc!r}"}}
             response = Response.json(body, 500)
+        try:
+            self.store.flush()
+        except StripeError as exc:  # not stored, so not applied: say so
+            response = Response.json(exc.body(request_id), exc.status)
         response.headers["request-id"] = request_id
         if account is not None:
             response.headers.setdefault("stripe-version", request.header("stripe-version")
                                         or account.api_version)
             self.log_request(account, request, path, response, request_id)
-        self.store.flush()
         return response
 
     def authenticate(self, request: Request) -> tuple[Account, str]:
@@ -198,18 +228,18 @@ class EmulatorApp:
                 "This API call cannot be made with a publishable API key. Please use a secret "
                 "API key. You can find a list of your API keys at "
                 "https://dashboard.stripe.com/account/apikeys.", status=401)
+        has_body = method in ("POST", "DELETE") and bool(request.body)  # curl -X DELETE -d
+        as_json = has_body and request.header("content-type").startswith("application/json")
+        intake.check_param_count(request.query, request.body if has_body and not as_json
+                                 else b"")
         raw = forms.decode(request.query)
-        if method in ("POST", "DELETE") and request.body:  # curl -X DELETE -d ...
-            if request.header("content-type").startswith("application/json"):
-                try:
-                    decoded = json.loads(request.body)
-                except ValueError:
-                    raise InvalidRequest("Invalid JSON body.") from None
-                if not isinstance(decoded, dict):
-                    raise InvalidRequest("Invalid JSON body: expected an object of parameters.")
-                raw.update(decoded)
-            else:
-                raw.update(forms.decode(request.body.decode("utf-8", "replace")))
+        if as_json:
+            decoded = intake.load_json(request.body)
+            if not isinstance(decoded, dict):
+                raise InvalidRequest("Invalid JSON body: expected an object of parameters.")
+            raw.update(decoded)
+        elif has_body:
+            raw.update(forms.decode(request.body.decode("utf-8", "replace")))
         key = ctx.idempotency_key if method == "POST" else None
         if method == "POST" and "idempotency-key" in request.headers:
             length = len(request.headers["idempotency-key"])
@@ -231,7 +261,7 @@ class EmulatorApp:
         try:
             result = route.handler(ctx, params, **path_params)
             status = 200
-            body = dumps(render.render(ctx, result, expand))
+            body = self.encode(render.render(ctx, result, expand))
         except StripeError as exc:
             if exc.status >= 500 or not key:
                 raise
@@ -244,6 +274,16 @@ class EmulatorApp:
                 "fingerprint": fingerprint, "status": status, "body": body.decode(),
                 "request_id": ctx.request_id, "created": ctx.now()})
         return Response(status, body, {"content-type": "application/json"})
+
+    def encode(self, rendered: Any) -> bytes:
+        """The response body. A value JSON cannot carry (a total beyond 64 bits) was made
+        from the caller's input: refuse the request and keep none of it."""
+        try:
+            return dumps(rendered)
+        except orjson.JSONEncodeError as exc:
+            self.store.rollback()
+            raise InvalidRequest(f"This request's result cannot be represented ({exc}): a "
+                                 "number is out of range. Nothing was changed.") from None
 
     def replay(self, ctx: Ctx, key: str, fingerprint: str) -> Response | None:
         entry = ctx.account.idempotency.get(key)

@@ -8,16 +8,18 @@ state behind the API's back.
 from __future__ import annotations
 
 import hmac
-import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from . import versions
-from .errors import StripeError
+from . import intake, versions
+from .errors import InvalidRequest, StripeError
 from .http import Request, Response
+from .store import Store
 
-if TYPE_CHECKING:
-    from .app import EmulatorApp
+ACCOUNT_ID = re.compile(r"acct_\w{1,100}", re.ASCII)
+# Timestamps up to the end of year 9999; one clock move at most 100 years.
+MAX_TIME = 253_402_300_799
+MAX_ADVANCE = 100 * 366 * 24 * 3600
 
 
 def _error(message: str, status: int = 400) -> Response:
@@ -28,12 +30,70 @@ def _body(request: Request) -> dict[str, Any]:
     if not request.body:
         return {}
     if request.header("content-type").startswith("application/json"):
-        data = json.loads(request.body)
+        data = intake.load_json(request.body, max_depth=intake.MAX_CONTROL_DEPTH)
         if not isinstance(data, dict):
-            raise ValueError("expected a JSON object")
+            raise InvalidRequest("Invalid request body: expected a JSON object")
         return data
     from .forms import decode
-    return decode(request.body.decode())
+    intake.check_param_count(request.body)
+    return decode(request.body.decode("utf-8", "replace"))
+
+
+def _int(body: dict[str, Any], name: str, low: int, high: int) -> int:
+    """An integer field of a control-plane body (JSON number or form string), in range."""
+    value = body[name]
+    text = str(value)
+    if isinstance(value, bool) or len(text) > 20 or not re.fullmatch(r"-?\d+", text):
+        raise InvalidRequest(f"Invalid {name}: {text[:40]} is not an integer", param=name)
+    number = int(text)
+    if not low <= number <= high:
+        raise InvalidRequest(f"Invalid {name}: {number} is outside {low}..{high}", param=name)
+    return number
+
+
+def _account_id(value: Any) -> str | None:
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str) or not ACCOUNT_ID.fullmatch(value):
+        raise InvalidRequest("Invalid id: an account id is acct_ followed by up to 100 "
+                             "letters, digits or underscores", param="id")
+    return value
+
+
+_META = {"id": str, "secret_key": str, "publishable_key": str, "api_version": str,
+         "seed": str, "counter": int, "time": int}
+
+
+def check_snapshot(snapshot: Any) -> None:
+    """The shape `GET .../snapshot` gives, checked before a restore touches any state."""
+    def bad(what: str) -> InvalidRequest:
+        return InvalidRequest(f"Invalid snapshot: {what}")
+
+    if not isinstance(snapshot, dict) or not isinstance(snapshot.get("account"), dict):
+        raise bad("expected an object with an account")
+    meta = snapshot["account"]
+    for name, kind in _META.items():
+        if not isinstance(meta.get(name), kind) or isinstance(meta.get(name), bool):
+            raise bad(f"account.{name} must be a {kind.__name__}")
+    _account_id(meta["id"])
+    if not 0 <= meta["time"] <= MAX_TIME or meta["counter"] < 0:
+        raise bad("account.time or account.counter is out of range")
+    if not isinstance(meta.get("settings", {}), dict):
+        raise bad("account.settings must be an object")
+    objects = snapshot.get("objects")
+    if not isinstance(objects, list) or not all(
+            isinstance(o, dict) and isinstance(o.get("id"), str)
+            and isinstance(o.get("object"), str) for o in objects):
+        raise bad("objects must be a list of objects with an id and an object type")
+    order = snapshot.get("order")
+    if not isinstance(order, dict) or not all(
+            isinstance(ids, list) and all(isinstance(i, str) for i in ids)
+            for ids in order.values()):
+        raise bad("order must map object types to lists of ids")
+    for name in ("sequence", "idempotency"):
+        value = snapshot.get(name)
+        if value is not None and not isinstance(value, list if name == "sequence" else dict):
+            raise bad(f"{name} has the wrong type")
 
 
 def account_info(account: Any) -> dict[str, Any]:
@@ -42,44 +102,52 @@ def account_info(account: Any) -> dict[str, Any]:
             "parent": account.parent, "time": account.clock.now()}
 
 
-def handle(app: EmulatorApp, request: Request) -> Response:
-    store = app.store
+def handle(store: Store, control_token: str | None, request: Request) -> Response:
     path = request.path.rstrip("/")
     method = request.method
     if path == "/_emulator/health":
         return Response.json({"status": "ok", "accounts": len(store.accounts),
                               "api_version": store.default_version or versions.LATEST})
-    if app.control_token and not hmac.compare_digest(
-            request.header("x-emulator-token"), app.control_token):
+    # compared as bytes: a header may carry any latin-1 character
+    if control_token and not hmac.compare_digest(
+            request.header("x-emulator-token").encode("latin-1"), control_token.encode()):
         return _error("The control plane needs a valid X-Emulator-Token header.", 403)
     try:
         body = _body(request) if method == "POST" else {}
-    except ValueError as exc:
-        return _error(f"Invalid request body: {exc}")
-    query = request.query_params()
-    try:
-        response = _route(app, method, path, body, query)
+        response = _route(store, method, path, body, request.query_params())
     except KeyError as exc:
+        store.rollback()
         response = _error(f"No such account: {exc.args[0]}", 404)
     except StripeError as exc:
+        store.rollback()
         response = Response.json(exc.body(), exc.status)
-    except (ValueError, TypeError) as exc:
-        response = _error(str(exc))
-    store.flush()
+    except (ValueError, TypeError, AttributeError) as exc:  # a malformed snapshot
+        store.rollback()
+        response = _error(f"Invalid request: {exc}")
+    try:
+        store.flush()
+    except StripeError as exc:
+        response = Response.json(exc.body(), exc.status)
     return response
 
 
-def _route(app: EmulatorApp, method: str, path: str, body: dict[str, Any],
+def _route(store: Store, method: str, path: str, body: dict[str, Any],
            query: dict[str, str]) -> Response:
-    store = app.store
     if path == "/_emulator/accounts" and method == "POST":
         version = body.get("api_version") or None
         if version:
-            versions.check_version(version)
-        account = store.create_account(api_version=version, account_id=body.get("id"),
-                                       settings=body.get("settings") or {})
-        if body.get("time"):
-            account.clock.time = int(body["time"])
+            versions.check_version(str(version))
+        settings = body.get("settings") or {}
+        if not isinstance(settings, dict):
+            raise InvalidRequest("Invalid settings: expected an object", param="settings")
+        account_id = _account_id(body.get("id"))
+        if account_id in store.accounts:
+            raise InvalidRequest(f"Account {account_id} already exists", param="id")
+        time = _int(body, "time", 0, MAX_TIME) if body.get("time") else None
+        account = store.create_account(api_version=version, account_id=account_id,
+                                       settings=settings)
+        if time is not None:
+            account.clock.time = time
         return Response.json(account_info(account))
     if path == "/_emulator/accounts" and method == "GET":
         return Response.json({"object": "list",
@@ -104,10 +172,11 @@ def _route(app: EmulatorApp, method: str, path: str, body: dict[str, Any],
         if action == "/requests" and method == "GET":
             return Response.json({"object": "list", "data": account.requests})
         if action == "/clock" and method == "POST":
+            # The clock only moves forward: Stripe's objects never see time run back.
             if "advance" in body:
-                account.clock.tick(int(body["advance"]))
+                account.clock.tick(_int(body, "advance", 0, MAX_ADVANCE))
             if "to" in body:
-                account.clock.advance_to(int(body["to"]))
+                account.clock.advance_to(_int(body, "to", 0, MAX_TIME))
             store.touch(account)
             return Response.json(account_info(account))
         if action == "/snapshot" and method == "GET":
@@ -121,8 +190,14 @@ def _route(app: EmulatorApp, method: str, path: str, body: dict[str, Any],
         return Response.json(store.export_all())
     if path == "/_emulator/restore" and method == "POST":
         if "accounts" in body:
+            snapshots = body["accounts"]
+            if not isinstance(snapshots, list):
+                raise InvalidRequest("Invalid accounts: expected a list of snapshots")
+            for snapshot in snapshots:
+                check_snapshot(snapshot)  # all of them before anything is reset
             store.import_all(body)
             return Response.json({"restored": len(store.accounts)})
+        check_snapshot(body)
         account = store.restore(body)
         return Response.json(account_info(account))
     return _error(f"Unknown control-plane call: {method} {path}", 404)

@@ -63,6 +63,13 @@ class CardError(StripeError):
     type = "card_error"
 
 
+class APIError(StripeError):
+    """Stripe's own failure (here: the emulator could not store a change); nothing applied."""
+
+    status = 500
+    type = "api_error"
+
+
 class IdempotencyError(StripeError):
     status = 400
     type = "idempotency_error"

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import parse_qsl, quote
 
 from .errors import InvalidRequest
+from .intake import MAX_PARAMS, check_key_depth
 
 _KEY = re.compile(r"^([^\[\]]+)((?:\[[^\[\]]*\])*)$")
 _APPEND = object()
@@ -20,7 +21,14 @@ def decode(raw: str) -> dict[str, Any]:
     if not raw:
         return {}
     root: dict[str, Any] = {}
-    for key, value in parse_qsl(raw, keep_blank_values=True, strict_parsing=False):
+    try:
+        pairs = parse_qsl(raw, keep_blank_values=True, strict_parsing=False,
+                          max_num_fields=MAX_PARAMS)
+    except ValueError:
+        raise InvalidRequest(f"The request has more than {MAX_PARAMS} parameters.",
+                             code="parameters_exceeded") from None
+    for key, value in pairs:
+        check_key_depth(key)
         _assign(root, key, value)
     return _listify(root)
 

@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
+from .errors import InvalidRequest
+from .intake import load_json
+
 try:
     import orjson
 
@@ -45,7 +48,11 @@ class Request:
         return dict(parse_qsl(self.query, keep_blank_values=True))
 
     def json(self) -> Any:
-        return json.loads(self.body or b"{}")
+        """The body as JSON, nesting bounded (ValueError when it is not acceptable JSON)."""
+        try:
+            return load_json(self.body or b"{}")
+        except InvalidRequest as exc:
+            raise ValueError(exc.message) from None
 
     @property
     def origin(self) -> str:

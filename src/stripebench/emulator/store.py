@@ -6,7 +6,9 @@ unique across accounts, so a page served by id (a Checkout Session, a receipt) c
 find its account; ids a caller chooses (products, coupons, customers) may repeat
 across accounts and are only ever looked up within one. With a data directory, each
 request's writes are committed to a WAL-mode SQLite file before the response is sent,
-so an acknowledged write survives `kill -9`.
+so an acknowledged write survives `kill -9`. A request whose writes cannot be stored (a
+full or read-only disk, a value JSON cannot carry) is undone in memory too: what was
+not acknowledged never happened.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from .clock import DEFAULT_START, Clock
+from .errors import APIError, InvalidRequest, StripeError
 from .ids import IdGenerator, random_key
 
 REQUEST_LOG_LIMIT = 5000
@@ -54,6 +60,15 @@ class Account:
                 yield obj
 
 
+@dataclass
+class _Encoded:
+    """One flush's writes, encoded: object rows (None: deleted), idempotency rows, metas."""
+
+    objects: dict[tuple[str, str], bytes | None]
+    keys: dict[tuple[str, str], bytes]
+    metas: dict[str, bytes]
+
+
 class Store:
     def __init__(self, seed: int = 0, start_time: int = DEFAULT_START,
                  data_dir: Path | None = None, default_version: str = "") -> None:
@@ -68,6 +83,10 @@ class Store:
         self.dirty_accounts: set[str] = set()
         self.dirty_keys: set[tuple[str, str]] = set()
         self.tombstones: dict[tuple[str, str], str] = {}
+        # The last stored form of every object and account: a failed flush puts these back.
+        self.committed: dict[tuple[str, str], bytes] = {}
+        self.committed_meta: dict[str, bytes] = {}
+        self.committed_account_counter = 0
         # Runtime services hung on the store (the webhook dispatcher); never persisted.
         self.extensions: dict[str, Any] = {}
         self.db: sqlite3.Connection | None = None
@@ -102,27 +121,36 @@ class Store:
         self.dirty_accounts.add(account.id)
 
     def delete_account(self, account_id: str) -> None:
-        account = self.accounts.pop(account_id)
-        self.keys.pop(account.secret_key, None)
-        self.keys.pop(account.publishable_key, None)
-        for object_id in account.objects:
-            self._disown(account, object_id)
-        if self.db is not None:
-            with self.db:
+        account = self.accounts[account_id]
+        if self.db is not None:  # stored first: a failed delete leaves the account whole
+            with self._transaction() as db:
                 for table, column in (("accounts", "id"), ("objects", "account"),
                                       ("idempotency", "account")):
-                    self.db.execute(f"DELETE FROM {table} WHERE {column}=?", (account_id,))
+                    db.execute(f"DELETE FROM {table} WHERE {column}=?", (account_id,))
+        self._forget_account(account)
+
+    def _forget_account(self, account: Account) -> None:
+        del self.accounts[account.id]
+        self.keys.pop(account.secret_key, None)
+        self.keys.pop(account.publishable_key, None)
+        self.committed_meta.pop(account.id, None)
+        for object_id in account.seq:
+            self._disown(account, object_id)
+            self.committed.pop((account.id, object_id), None)
 
     def reset(self) -> None:
+        if self.db is not None:
+            with self._transaction() as db:
+                for table in ("accounts", "objects", "idempotency"):
+                    db.execute(f"DELETE FROM {table}")
         self.accounts.clear()
         self.keys.clear()
         self.owner.clear()
+        self.committed.clear()
+        self.committed_meta.clear()
+        self.committed_account_counter = 0
         self.account_ids = IdGenerator(f"{self.seed}:accounts")
         self._clear_dirty()
-        if self.db is not None:
-            with self.db:
-                for table in ("accounts", "objects", "idempotency"):
-                    self.db.execute(f"DELETE FROM {table}")
 
     # ----------------------------------------------------------------- objects
 
@@ -240,43 +268,128 @@ class Store:
         row = db.execute("SELECT value FROM settings WHERE key='account_counter'").fetchone()
         if row:
             self.account_ids.counter = int(row[0])
-        self._clear_dirty()
+        try:
+            self._committed(self._encode_dirty())
+        except TypeError as exc:  # written by an older emulator that let such values in
+            raise APIError(f"{data_dir} holds an object that cannot be shown ({exc})") from None
 
     def flush(self) -> None:
-        """Commit this request's writes (only bookkeeping without a data directory)."""
-        if self.db is None or not (self.dirty or self.dirty_accounts or self.dirty_keys):
+        """Store this request's writes, or undo them in memory and raise a StripeError.
+
+        Objects are encoded with orjson, the encoder responses use, so nothing is kept
+        that could not be shown again (a lone surrogate, an integer beyond 64 bits)."""
+        if not (self.dirty or self.dirty_accounts or self.dirty_keys):
             self._clear_dirty()
             return
-        touched = self.dirty_accounts | {a for a, _ in self.dirty}
-        db = self.db
-        db.execute("BEGIN")
         try:
-            for acct_id, object_id in self.dirty:
-                account = self.accounts.get(acct_id)
-                if account is None:
-                    continue
+            encoded = self._encode_dirty()
+        except TypeError as exc:
+            self.rollback()
+            raise InvalidRequest(f"A value in this request cannot be stored ({exc}); nothing "
+                                 "was changed.") from None
+        if self.db is not None:
+            try:
+                self._write(encoded)
+            except StripeError:
+                self.rollback()
+                raise
+        self._committed(encoded)
+
+    def _encode_dirty(self) -> _Encoded:
+        objects: dict[tuple[str, str], bytes | None] = {}
+        for acct_id, object_id in self.dirty:
+            account = self.accounts.get(acct_id)
+            if account is not None:
+                obj = account.objects.get(object_id)
+                objects[(acct_id, object_id)] = None if obj is None else orjson.dumps(obj)
+        keys = {}
+        for acct_id, key in self.dirty_keys:
+            account = self.accounts.get(acct_id)
+            if account is not None and key in account.idempotency:
+                keys[(acct_id, key)] = orjson.dumps(account.idempotency[key])
+        metas = {acct_id: orjson.dumps(self.accounts[acct_id].meta())
+                 for acct_id in self.dirty_accounts | {a for a, _ in self.dirty}
+                 if acct_id in self.accounts}
+        return _Encoded(objects, keys, metas)
+
+    def _write(self, encoded: _Encoded) -> None:
+        with self._transaction() as db:
+            for (acct_id, object_id), data in encoded.objects.items():
+                account = self.accounts[acct_id]
                 obj = account.objects.get(object_id)
                 # Deleted objects keep a row (data NULL) so list order survives restarts.
                 db.execute("INSERT OR REPLACE INTO objects VALUES (?,?,?,?,?)",
                            (acct_id, object_id, account.seq.get(object_id, 0),
-                            obj["object"] if obj else self.tombstones.get((acct_id, object_id), ""),
-                            json.dumps(obj) if obj else None))
-            for acct_id, key in self.dirty_keys:
-                account = self.accounts.get(acct_id)
-                if account is not None and key in account.idempotency:
-                    db.execute("INSERT OR REPLACE INTO idempotency VALUES (?,?,?)",
-                               (acct_id, key, json.dumps(account.idempotency[key])))
-            for acct_id in touched:
-                account = self.accounts.get(acct_id)
-                if account is not None:
-                    db.execute("INSERT OR REPLACE INTO accounts VALUES (?,?)",
-                               (acct_id, json.dumps(account.meta())))
+                            obj["object"] if obj else
+                            self.tombstones.get((acct_id, object_id), ""),
+                            None if data is None else data.decode()))
+            for (acct_id, key), data in encoded.keys.items():
+                db.execute("INSERT OR REPLACE INTO idempotency VALUES (?,?,?)",
+                           (acct_id, key, data.decode()))
+            for acct_id, meta in encoded.metas.items():
+                db.execute("INSERT OR REPLACE INTO accounts VALUES (?,?)",
+                           (acct_id, meta.decode()))
             db.execute("INSERT OR REPLACE INTO settings VALUES ('account_counter', ?)",
                        (str(self.account_ids.counter),))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One SQLite transaction; its failure (a full or read-only disk) is Stripe's
+        api_error, and the database keeps what it had."""
+        db = self.db
+        assert db is not None
+        try:
+            db.execute("BEGIN")
+            try:
+                yield db
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        except (sqlite3.Error, OSError) as exc:
+            raise APIError(f"The emulator could not store this request's changes ({exc}); "
+                           "nothing was changed.") from None
+
+    def _committed(self, encoded: _Encoded) -> None:
+        for key, data in encoded.objects.items():
+            if data is None:
+                self.committed.pop(key, None)
+            else:
+                self.committed[key] = data
+        self.committed_meta.update(encoded.metas)
+        self.committed_account_counter = self.account_ids.counter
+        self._clear_dirty()
+
+    def rollback(self) -> None:
+        """Undo every in-memory change since the last successful flush."""
+        for acct_id, object_id in list(self.dirty):
+            account = self.accounts.get(acct_id)
+            if account is None:
+                continue
+            before = self.committed.get((acct_id, object_id))
+            if before is not None:
+                self.put(account, orjson.loads(before))
+            elif object_id in account.objects:  # created by the failed request
+                self.remove(account, object_id)
+        for acct_id, key in self.dirty_keys:
+            account = self.accounts.get(acct_id)
+            if account is not None:
+                account.idempotency.pop(key, None)
+        for acct_id in self.dirty_accounts | {a for a, _ in self.dirty}:
+            account = self.accounts.get(acct_id)
+            stored = self.committed_meta.get(acct_id)
+            if account is None:
+                continue
+            if stored is None:  # the account itself was new
+                self._forget_account(account)
+                continue
+            meta = orjson.loads(stored)
+            account.clock.time = meta["time"]
+            account.ids.counter = meta["counter"]
+            account.api_version = meta["api_version"]
+            account.settings = meta["settings"]
+        self.account_ids.counter = self.committed_account_counter
         self._clear_dirty()
 
     def _clear_dirty(self) -> None:

@@ -8,6 +8,7 @@ does (`line_items[0][price]`).
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -16,7 +17,19 @@ from .forms import as_hash
 
 _INT = re.compile(r"^-?\d+$")
 _NUM = re.compile(r"^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$")
+# Stripe's decimal strings: up to 12 decimal places, no exponent (the largest any currency
+# needs is IDR's 999999999999.999999999999).
+_DECIMAL = re.compile(r"^-?\d{1,19}(\.\d{0,12})?$|^-?\.\d{1,12}$")
 ALWAYS_ALLOWED = {"expand"}
+# Stripe's free-text params (description, name, ...) take at most 5000 characters.
+STRING_MAX = 5000
+# Stripe's integers are 64-bit.
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+# Amounts in a currency's smallest unit: 12 digits is the most any currency takes
+# (IDR); the stricter 8-digit limit for most currencies is the charge endpoints' own.
+AMOUNT_PARAMS = {"amount", "unit_amount", "amount_off", "flat_amount", "balance",
+                 "application_fee_amount", "amount_to_capture", "amount_due"}
+AMOUNT_MAX = 999_999_999_999
 
 
 def validate_params(schema: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
@@ -96,19 +109,24 @@ def coerce(schema: dict[str, Any], value: Any, path: str) -> Any:
             return None  # Stripe reads an empty string as "unset"
         if enum and text not in enum:
             raise InvalidRequest(f"Invalid {path}: must be one of {_one_of(enum)}", param=path)
+        if len(text) > STRING_MAX:
+            raise InvalidRequest(f"Invalid string: {text[:40]}...; must be at most "
+                                 f"{STRING_MAX} characters", param=path)
         return text
     if kind == "integer":
-        if isinstance(value, bool) or not _INT.match(str(value)):
-            raise InvalidRequest(f"Invalid integer: {value}", param=path)
-        return int(value)
+        return _integer(value, path)
     if kind == "number":
-        if not _NUM.match(str(value)):
-            raise InvalidRequest(f"Invalid number: {value}", param=path)
-        number = float(value)
-        return int(number) if number.is_integer() and "." not in str(value) else number
+        text = str(value)
+        if not _NUM.match(text) or len(text) > 64:
+            raise InvalidRequest(f"Invalid number: {text[:64]}", param=path)
+        number = float(text)
+        if not math.isfinite(number):
+            raise InvalidRequest(f"Invalid number: {text}", param=path)
+        return int(number) if number.is_integer() and "." not in text else number
     if kind == "decimal":
-        if not _NUM.match(str(value)):
-            raise InvalidRequest(f"Invalid decimal: {value}", param=path)
+        if not _DECIMAL.match(str(value)):
+            raise InvalidRequest(f"Invalid decimal: {str(value)[:64]}; a decimal takes at most "
+                                 "12 decimal places and no exponent", param=path)
         return str(value)
     if kind == "boolean":
         text = str(value).lower()
@@ -116,6 +134,21 @@ def coerce(schema: dict[str, Any], value: Any, path: str) -> Any:
             raise InvalidRequest(f"Invalid boolean: {value}", param=path)
         return text == "true"
     return value
+
+
+def _integer(value: Any, path: str) -> int:
+    text = str(value)
+    if isinstance(value, bool) or len(text) > 20 or not _INT.match(text):
+        raise InvalidRequest(f"Invalid integer: {text[:64]}", param=path)
+    number = int(text)
+    if not INT_MIN <= number <= INT_MAX:
+        raise InvalidRequest(f"Invalid integer: {text}; integers must be between {INT_MIN} "
+                             f"and {INT_MAX}", param=path)
+    if path.rsplit("[", 1)[-1].rstrip("]") in AMOUNT_PARAMS and abs(number) > AMOUNT_MAX:
+        raise InvalidRequest(f"Invalid {path}: {number} is more than the largest amount "
+                             f"Stripe takes ({AMOUNT_MAX:,} in the currency's smallest unit)",
+                             param=path, code="amount_too_large")
+    return number
 
 
 METADATA_MAX_KEYS = 50

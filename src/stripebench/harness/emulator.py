@@ -1,21 +1,35 @@
 """The run's emulator: one server per run, one fresh account per trial.
 
-The server runs in-process (a uvicorn thread) or is an already-running one given by URL.
-Either way the harness talks to it only over HTTP through the control plane, with a
-control token the agent never sees, so agent code cannot rewrite state behind the API.
+The server is a child process of the harness (`stripebench emulator serve --data`), or an
+already-running one given by URL. Either way the harness talks to it only over HTTP
+through the control plane, with a control token the agent never sees, so agent code
+cannot rewrite state behind the API. A child that dies is restarted on the same port from
+its data folder (every acknowledged write is kept); each restart bumps `generation`, so a
+trial can tell that the emulator died under it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
 import socket
+import subprocess
+import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
+
+STARTUP_SECONDS = 60
+
+
+class EmulatorDown(RuntimeError):
+    """The emulator is gone and cannot be (re)started."""
 
 
 def free_port() -> int:
@@ -49,42 +63,90 @@ class Emulator:
         # trial knows its task and attempt, but not this, so it cannot compute another
         # trial's account, ids or the pages they serve.
         self.account_salt = account_salt or secrets.token_hex(16)
-        self._server: Any = None
-        self._thread: threading.Thread | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self.generation = 0  # restarts so far
+        self.exit_codes: list[int | None] = []
+        self.data: Path | None = None
+        self._seed = 0
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._lock = threading.Lock()
         headers = {"X-Emulator-Token": control_token} if control_token else {}
         self.http = httpx.Client(base_url=self.base, headers=headers, timeout=60)
 
     @classmethod
-    def start(cls, seed: int = 0, port: int | None = None) -> Emulator:
-        """Start an emulator server in a background thread of this process."""
-        import uvicorn
-
-        from ..emulator.server import build
-
+    def start(cls, seed: int = 0, port: int | None = None, data: Path | None = None
+              ) -> Emulator:
+        """Start an emulator server as a child process keeping its state in `data`
+        (a temporary folder when None)."""
         port = port or free_port()
-        base = f"http://127.0.0.1:{port}"
-        token = secrets.token_hex(16)
-        app = build(seed=seed, control_token=token, local_origin=base)
-        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                access_log=False, lifespan="on")
-        server = uvicorn.Server(config)
-        thread = threading.Thread(target=server.run, name="emulator", daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 20
-        while not server.started:
-            if time.monotonic() > deadline or not thread.is_alive():
-                raise RuntimeError("the emulator did not start")
-            time.sleep(0.02)
-        emulator = cls(base, token)
-        emulator._server, emulator._thread = server, thread
+        emulator = cls(f"http://127.0.0.1:{port}", secrets.token_hex(16))
+        if data is None:
+            emulator._tmp = tempfile.TemporaryDirectory(prefix="stripebench-emulator-")
+            data = Path(emulator._tmp.name)
+        data.mkdir(parents=True, exist_ok=True)
+        emulator.data, emulator._seed = data, seed
+        emulator._spawn()
         return emulator
+
+    def _spawn(self) -> None:
+        assert self.data is not None
+        port = self.base.rsplit(":", 1)[1]
+        log = open(self.data / "emulator.log", "ab")  # noqa: SIM115 - the child owns it
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "stripebench.cli", "emulator", "serve", "--host",
+                 "127.0.0.1", "--port", port, "--seed", str(self._seed), "--data",
+                 str(self.data / "state")],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env={**os.environ, "STRIPEBENCH_CONTROL_TOKEN": self.control_token or ""})
+        finally:
+            log.close()
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not self._healthy():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.process.kill()
+                self.process.wait()
+                raise EmulatorDown(f"the emulator did not start: {self.log_tail()}")
+            time.sleep(0.05)
+
+    def _healthy(self) -> bool:
+        try:
+            return self.http.get("/_emulator/health", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def log_tail(self, size: int = 1500) -> str:
+        try:
+            return (self.data / "emulator.log").read_text(errors="replace")[-size:] \
+                if self.data else ""
+        except OSError:
+            return ""
+
+    def ensure_running(self) -> None:
+        """Restart a child that died (bumping `generation`); EmulatorDown when the server
+        is gone for good (it will not start again, or it is not ours to start)."""
+        with self._lock:
+            if self.process is None:
+                if not self._healthy():
+                    raise EmulatorDown(f"the emulator at {self.base} does not answer")
+                return
+            if self.process.poll() is None:
+                return
+            self.exit_codes.append(self.process.returncode)
+            self.generation += 1
+            self._spawn()
 
     def stop(self) -> None:
         self.http.close()
-        if self._server is not None:
-            self._server.should_exit = True
-            if self._thread is not None:
-                self._thread.join(timeout=10)
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self._tmp is not None:
+            self._tmp.cleanup()
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         response = self.http.request(method, path, **kwargs)

@@ -20,12 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from .agents import Agent
-from .emulator import Emulator
+from .emulator import Emulator, EmulatorDown
 from .interventions import InterventionError, Interventions
 from .task import Task
-from .trial import TrialConfig, run_trial, write_json_atomic
+from .trial import RETRYABLE, SCORED, TrialConfig, run_trial, write_json_atomic
 
-RETRYABLE = ("setup_error", "service_error", "grader_error")
+# How often the emulator may die in one run before the run stops (it is restarted and
+# the trials it took down are redone each time).
+MAX_EMULATOR_RESTARTS = 3
 
 
 class RunError(ValueError):
@@ -112,12 +114,19 @@ def _same_interventions(plan: RunPlan, meta: dict[str, Any]) -> None:
                        "--system-prompt-addendum, --skills, --tools and --docs")
 
 
+def needs_retry(result: dict[str, Any]) -> bool:
+    """A harness-side error, or a scored status with no reward (written by older harnesses
+    when grading failed): `--retry-errors` redoes both."""
+    return result["status"] in RETRYABLE or (result["status"] in SCORED
+                                             and result.get("reward") is None)
+
+
 def pending(plan: RunPlan) -> tuple[list[tuple[Task, int]], int]:
     todo, done = [], 0
     for task in plan.tasks:
         for attempt in range(1, plan.attempts + 1):
             result = load_result(trial_dir(plan.out, task.id, attempt))
-            if result is not None and not (plan.retry_errors and result["status"] in RETRYABLE):
+            if result is not None and not (plan.retry_errors and needs_retry(result)):
                 done += 1
             else:
                 todo.append((task, attempt))
@@ -133,22 +142,41 @@ def execute(plan: RunPlan, make_agent: Callable[[], Agent],
     if not todo:
         return []
     own_emulator = emulator is None
-    emulator = emulator or Emulator.start()
+    try:
+        emulator = emulator or Emulator.start(data=plan.out / "emulator")
+    except EmulatorDown as exc:
+        raise RunError(str(exc)) from None
     config = TrialConfig(run_id=meta["run_id"], agent_name=plan.agent_name, model=plan.model,
                          sandbox=plan.sandbox, agent_timeout=plan.agent_timeout,
                          max_turns=plan.max_turns, interventions=plan.interventions)
     results: list[dict[str, Any]] = []
     lock = threading.Lock()
 
-    def one(task: Task, attempt: int) -> dict[str, Any]:
-        return run_trial(task, attempt, trial_dir(plan.out, task.id, attempt), make_agent(),
-                         emulator, config)
+    broken: list[str] = []
+
+    def one(task: Task, attempt: int) -> dict[str, Any] | None:
+        folder = trial_dir(plan.out, task.id, attempt)
+        lost: list[str] = []
+        while not broken:
+            result = run_trial(task, attempt, folder, make_agent(), emulator, config)
+            if result["status"] != "emulator_error":
+                if lost:  # say so in the record of the try that counts
+                    result["notes"] += [f"redone after the emulator died: {e}" for e in lost]
+                    write_json_atomic(folder / "result.json", result)
+                return result
+            if emulator.process is None or emulator.generation > MAX_EMULATOR_RESTARTS:
+                broken.append(result["error"] or "the emulator died")
+                return result
+            lost.append(result["error"] or "")  # restarted already: redo from scratch
+        return None
 
     try:
         with ThreadPoolExecutor(max(1, plan.parallel), thread_name_prefix="trial") as pool:
             futures = [pool.submit(one, task, attempt) for task, attempt in todo]
             for future in as_completed(futures):
                 result = future.result()
+                if result is None:
+                    continue
                 with lock:
                     results.append(result)
                 if on_result is not None:
@@ -156,6 +184,12 @@ def execute(plan: RunPlan, make_agent: Callable[[], Agent],
     finally:
         if own_emulator:
             emulator.stop()
+    if broken:
+        log = f"; its log: {emulator.data / 'emulator.log'}" if emulator.data else ""
+        raise RunError(f"the emulator died {emulator.generation + 1} time(s) in this run "
+                       f"({broken[0]}){log}. The trials it took down are recorded as "
+                       f"emulator_error; after fixing the cause: stripebench run --resume "
+                       f"--retry-errors --out {plan.out}")
     return results
 
 

@@ -5,7 +5,12 @@ Every outcome is a status, never a silent score:
   agent_timeout | agent_error     the agent hung or crashed: graded for information only
   setup_error | service_error     the harness or the task's services failed before the agent
   grader_error                    the grader crashed, timed out or wrote no valid reward.json
-Only the first two are scored; reports list the rest as errors.
+  harness_error                   the agent finished but the harness could not grade it (the
+                                  final snapshot or request log failed, or no reward came back)
+  emulator_error                  the emulator died during the trial (the runner restarts it
+                                  and redoes the trial)
+Only the first two are scored; reports list the rest as errors, and a task none of whose
+attempts was scored counts 0 in the means.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any
 from .. import safe_files
 from . import fixtures as fixture_mod
 from .agents.base import Agent, AgentContext, AgentOutcome
-from .emulator import Emulator
+from .emulator import Emulator, EmulatorDown
 from .interventions import SKILLS_DIR, Interventions
 from .prompt import task_prompt
 from .sandbox import Sandbox, SandboxError, make_sandbox, wheelhouse
@@ -33,6 +38,8 @@ from .tools import Toolbox
 from .transcript import Transcript
 
 SCORED = ("completed", "turn_limit")
+# Errors of the harness's making (not the agent's): `run --resume --retry-errors` redoes them.
+RETRYABLE = ("setup_error", "service_error", "grader_error", "harness_error", "emulator_error")
 AGENT_GRACE_SECONDS = 15
 GRADER_DIR = ".stripebench/grader"
 SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", ".deps",
@@ -244,6 +251,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         "error": None, "notes": [], "started": started,
         "subproblems": {s.name: list(s.subscores) for s in task.subproblems},
     }
+    generation = emulator.generation
     transcript = Transcript(trial_dir / "transcript.jsonl")
     workdir = trial_dir / "workdir"
     sandbox: Sandbox | None = None
@@ -346,6 +354,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
             except Exception:  # noqa: BLE001 - the emulator may be gone at shutdown
                 pass
         timings["teardown_seconds"] = time.monotonic() - clock
+    account_errors(record, emulator, generation)
     events = [line for line in (trial_dir / "transcript.jsonl").read_text().splitlines()
               if '"type": "tool_call"' in line] if (trial_dir / "transcript.jsonl").exists() \
         else []
@@ -359,6 +368,26 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
 
 class _Stop(Exception):
     pass
+
+
+def account_errors(record: dict[str, Any], emulator: Emulator, generation: int) -> None:
+    """No trial ends scored without a reward: a trial the emulator died under is an
+    `emulator_error`, one the harness could not grade a `harness_error`. Both are errors
+    reports list, count 0 in the means, and `--retry-errors` redoes."""
+    try:
+        emulator.ensure_running()
+        died = emulator.generation != generation
+        why = f"the emulator died during the trial (exit codes {emulator.exit_codes}) " \
+              "and was restarted"
+    except EmulatorDown as exc:
+        died, why = True, str(exc)
+    if died:
+        record["notes"].append(f"emulator error; earlier error: {record.get('error')}"[:2000])
+        record.update(status="emulator_error", reward=None, subscores={}, error=why)
+    elif record["status"] in SCORED and record["reward"] is None:
+        record["status"] = "harness_error"
+        record["error"] = "the agent finished but the trial could not be graded: " + \
+            (record.get("error") or "no reward was recorded")
 
 
 SETUP_ACCOUNTS = "setup_accounts.txt"

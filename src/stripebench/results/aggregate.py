@@ -3,7 +3,9 @@
 A task with sub-problems (task.toml `[[subproblems]]`, each naming sub-scores) is scored
 per sub-problem: each sub-problem takes its best attempt, and the task's score is the
 mean of those bests. Only trials with a scored status count (see harness/trial.py);
-a task with none has no score, is left out of means and listed as errored.
+a task with none has no score of its own (shown as such), counts 0 in the category and
+overall means — an agent cannot drop a task from the means by breaking its trials — and
+its errored trials are listed.
 """
 
 from __future__ import annotations
@@ -97,10 +99,12 @@ def summarize(run: Run) -> RunSummary:
         scored = [t for t in members if t.score is not None]
         turns = [t.turns for t in scored if t.turns is not None]
         categories.append(CategoryScore(
-            category, sum(t.score for t in scored) / len(scored) if scored else None,  # type: ignore[misc]
-            len(members), len(scored), min(turns) if turns else None,
-            max(turns) if turns else None))
-    scored_tasks = [t.score for t in tasks if t.score is not None]
-    errors = [t for t in run.trials if t["status"] not in SCORED]
-    return RunSummary(run, tasks, categories,
-                      sum(scored_tasks) / len(scored_tasks) if scored_tasks else None, errors)
+            category, _mean(members), len(members), len(scored),
+            min(turns) if turns else None, max(turns) if turns else None))
+    errors = [t for t in run.trials if t["status"] not in SCORED or t.get("reward") is None]
+    return RunSummary(run, tasks, categories, _mean(tasks), errors)
+
+
+def _mean(tasks: list[TaskScore]) -> float | None:
+    """Every task counts; one with no scored attempt counts 0."""
+    return sum(t.score or 0.0 for t in tasks) / len(tasks) if tasks else None

@@ -80,7 +80,8 @@ def markdown(summaries: list[RunSummary]) -> str:
         lines += [f"- {s.run.label}: {u}" for s, u in unfinished]
     errors = [(s, e) for s in summaries for e in s.errors]
     if errors:
-        lines += ["", "## Trials that ended in an error (not scored)", "",
+        lines += ["", "## Trials that ended in an error (not scored; a task with no scored "
+                  "attempt counts 0 in the means)", "",
                   "| Run | Task | Attempt | Status | Error |", "|---|---|---:|---|---|"]
         for s, e in errors:
             message = (e.get("error") or "").splitlines()[0:1]
