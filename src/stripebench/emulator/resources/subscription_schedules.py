@@ -12,13 +12,13 @@ from typing import Any
 
 from ..billing import advance, items, subscribing, timing
 from ..billing.changes import update_subscription
+from ..billing.creating import create_subscription
 from ..context import Ctx
 from ..errors import InvalidRequest
 from ..events import changed
 from ..listing import paginate
 from ..router import api
 from ._common import merge_metadata
-from .subscriptions import create_subscription
 
 LIVE = ("not_started", "active")
 
