@@ -120,6 +120,8 @@ def test_billing_cycle_anchor_prorates_first_period(client: stripe.StripeClient)
     # Jan 15 → Feb 1 is 17 of January's 31 days: 3100 × 17/31 = 1700.
     assert sub.latest_invoice.amount_paid == 1700
     assert sub.latest_invoice.lines.data[0].parent.subscription_item_details.proration
+    assert sub.latest_invoice.lines.data[0].description == (
+        "Remaining time on Gold after 15 Jan 2026")
     assert sub["items"].data[0].current_period_end == JAN_1 + 31 * DAY
     none = client.v1.subscriptions.create(params={
         "customer": shop.customer.id, "items": [{"price": shop.price(3100).id}],
@@ -152,8 +154,8 @@ def test_upgrade_prorates_to_the_second(client: stripe.StripeClient) -> None:
     assert (inv.billing_reason, inv.amount_paid, inv.status) == (
         "subscription_update", 4171 - 2018, "paid")
     assert sorted(line.description for line in inv.lines.data) == [
-        "Remaining time on 1 × Gold after Jan 11, 2026",
-        "Unused time on 1 × Gold after Jan 11, 2026"]
+        "Remaining time on Gold after 11 Jan 2026",
+        "Unused time on Gold after 11 Jan 2026"]
     assert updated["items"].data[0].price.id == dear.id
 
 
@@ -169,6 +171,11 @@ def test_quantity_change_prorations_land_on_renewal(client: stripe.StripeClient)
     # 10 of 31 days left: -3100 × 10/31 = -1000 and 9300 × 10/31 = 3000.
     assert sorted(i.amount for i in pending) == [-1000, 3000]
     assert all(i.proration for i in pending)
+    # The unit count shows only above one, as on Stripe's proration lines
+    # (https://docs.stripe.com/billing/subscriptions/prorations: "Unused time on ..." /
+    # "Remaining time on ..."; the date reads day, short month, year).
+    assert sorted(i.description for i in pending) == [
+        "Remaining time on 3 × Gold after 22 Jan 2026", "Unused time on Gold after 22 Jan 2026"]
     shop.advance(JAN_1 + 31 * DAY + 2 * 3600)
     [renewal] = client.v1.invoices.list(params={
         "subscription": sub.id, "status": "paid", "created": {"gt": JAN_1}}).data

@@ -203,8 +203,7 @@ def _anchor_lines(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any], now: int, 
                                 anchor - now, anchor - full_start)
         invoicing.add_line(
             ctx, inv, amount=amount, proration=True, price=item_price, quantity=quantity,
-            description=f"Remaining time on {quantity} × "
-                        f"{items.product_name(ctx, item_price)} after {timing.fmt_date(now)}",
+            description=items.proration_text(ctx, "Remaining", item_price, quantity, now),
             period=(now, anchor), subscription=sub["id"], subscription_item=item["id"])
 
 

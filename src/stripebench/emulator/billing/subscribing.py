@@ -249,7 +249,6 @@ def proration_specs(ctx: Ctx, sub: dict[str, Any], old: tuple[dict[str, Any], in
         return []
     specs = []
     span, remaining = end - start, end - when
-    date = timing.fmt_date(when)
     for sign, pair, word in ((-1, old, "Unused"), (1, new, "Remaining")):
         if pair is None or items.is_metered(pair[0]):
             continue
@@ -258,8 +257,7 @@ def proration_specs(ctx: Ctx, sub: dict[str, Any], old: tuple[dict[str, Any], in
                                        remaining, span)
         specs.append({"amount": amount, "price": price, "quantity": quantity,
                       "period": (when, end),
-                      "description": f"{word} time on {quantity} × "
-                                     f"{items.product_name(ctx, price)} after {date}"})
+                      "description": items.proration_text(ctx, word, price, quantity, when)})
     return specs
 
 

@@ -173,3 +173,8 @@ def tiered_amount(price: dict[str, Any], quantity: int) -> int:
 def fmt_date(ts: int) -> str:
     moment = datetime.fromtimestamp(ts, UTC)
     return f"{moment.strftime('%b')} {moment.day}, {moment.year}"
+
+
+def proration_date(ts: int) -> str:
+    """The date in proration line descriptions: day, short month, year ("03 Mar 2026")."""
+    return datetime.fromtimestamp(ts, UTC).strftime("%d %b %Y")
