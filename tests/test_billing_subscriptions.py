@@ -267,16 +267,58 @@ def test_add_invoice_items_and_subscription_items(client: stripe.StripeClient) -
     assert len(client.v1.subscriptions.retrieve(sub.id)["items"].data) == 1
 
 
-def test_trial_without_card_gets_a_pending_setup_intent(client: stripe.StripeClient) -> None:
+@pytest.mark.parametrize("behavior", ["allow_incomplete", "default_incomplete",
+                                      "error_if_incomplete"])
+def test_trial_without_card_gets_a_pending_setup_intent(client: stripe.StripeClient,
+                                                        behavior: str) -> None:
+    """A subscription with nothing to pay now (here a trial) and no payment method gets a
+    SetupIntent waiting for the customer, whatever the payment_behavior
+    (https://docs.stripe.com/billing/subscriptions/deferred-payment). Completing it clears
+    `pending_setup_intent`; with save_default_payment_method=on_subscription its card
+    becomes the subscription's default and pays the first invoice after the trial."""
     shop = make_shop(client, card=False)
     sub = client.v1.subscriptions.create(params={
         "customer": shop.customer.id, "items": [{"price": shop.price(900).id}],
-        "trial_period_days": 30, "payment_behavior": "default_incomplete",
+        "trial_period_days": 30, "payment_behavior": behavior,
+        "payment_settings": {"save_default_payment_method": "on_subscription"},
         "expand": ["pending_setup_intent"]})
     assert sub.status == "trialing"
     intent = sub.pending_setup_intent
     assert intent.customer == shop.customer.id and intent.usage == "off_session"
+    assert intent.status == "requires_payment_method"
     assert intent.client_secret.startswith(intent.id + "_secret_")
+    client.v1.setup_intents.confirm(intent.id, params={"payment_method": "pm_card_visa"})
+    sub = client.v1.subscriptions.retrieve(sub.id)
+    assert sub.pending_setup_intent is None
+    assert sub.default_payment_method == client.v1.setup_intents.retrieve(
+        intent.id).payment_method
+    shop.advance(JAN_1 + 30 * DAY + 2 * 3600)
+    sub = client.v1.subscriptions.retrieve(sub.id, params={"expand": ["latest_invoice"]})
+    assert (sub.status, sub.latest_invoice.amount_paid) == ("active", 900)
+
+
+def test_nothing_pending_when_the_card_is_ready(client: stripe.StripeClient) -> None:
+    """A saved card that needs no authentication leaves nothing pending; one that must
+    authenticate off session leaves a SetupIntent in requires_action; with something to
+    pay now there is no SetupIntent at all (the invoice's PaymentIntent does the work)."""
+    shop = make_shop(client)
+    price = shop.price(900)
+    trial = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}], "trial_period_days": 7})
+    cardless = client.v1.customers.create(params={"test_clock": shop.clock.id})
+    anchored = client.v1.subscriptions.create(params={  # free until the anchor: no card needed
+        "customer": cardless.id, "items": [{"price": price.id}],
+        "billing_cycle_anchor": JAN_1 + 10 * DAY, "proration_behavior": "none"})
+    assert anchored.status == "active" and anchored.pending_setup_intent
+    paying = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}]})
+    assert trial.pending_setup_intent is None and paying.pending_setup_intent is None
+    guarded_card = shop.use_card("pm_card_authenticationRequiredOnSetup")
+    guarded = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}], "trial_period_days": 7,
+        "expand": ["pending_setup_intent"]})
+    assert guarded.pending_setup_intent.status == "requires_action"
+    assert guarded.pending_setup_intent.payment_method == guarded_card.id
 
 
 def test_send_invoice_subscription_goes_past_due(client: stripe.StripeClient) -> None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import events
 from ..context import Ctx
 from ..errors import CardError, InvalidRequest
+from ..events import changed
 from ..resources._common import merge_metadata, require
 from . import collect, invoicing, items, subscribing, taxes, timing
 from .discounts import make_discounts
@@ -86,7 +88,9 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     sub["_item_ids"] = [items.new_item(cctx, sub, price, spec.get("quantity"),
                                        spec.get("metadata"))["id"]
                         for price, spec in zip(prices, specs, strict=True)]
-    _check_payment_method(cctx, sub, behavior, customer)
+    free_until_anchor = bool(anchor) and params.get("proration_behavior") == "none"
+    if not free_until_anchor:
+        _check_payment_method(cctx, sub, behavior, customer)
     sub["discounts"] = make_discounts(cctx, params.get("discounts"), customer, sub)
     apply_cancel(sub, params, now)
     subscribing.save(cctx, sub)
@@ -116,9 +120,8 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
             sub["status"] = "incomplete_expired"
             subscribing.save(cctx, sub)
             raise
-    if trial_end and behavior == "default_incomplete" and not \
-            collect.default_payment_method(cctx, inv):
-        _pending_setup_intent(cctx, sub)
+    if collection == "charge_automatically" and inv["amount_due"] == 0:
+        _pending_setup_intent(cctx, sub, collect.default_payment_method(cctx, inv))
     return ctx.get(sub["id"], "subscription")
 
 
@@ -226,19 +229,49 @@ def _add_invoice_items(ctx: Ctx, specs: Any, customer: dict[str, Any], sub: dict
             subscription=sub["id"], metadata=spec.get("metadata"), invoice=inv)
 
 
-def _pending_setup_intent(ctx: Ctx, sub: dict[str, Any]) -> None:
-    try:
-        from ..resources import setup_intents
-    except ImportError:
+def _pending_setup_intent(ctx: Ctx, sub: dict[str, Any], method: str | None) -> None:
+    """Nothing to pay now (a trial, a free first period, a coupon, credit): Stripe sets up
+    the payment method for the later off-session charges with a SetupIntent, and leaves it
+    on `pending_setup_intent` while it needs the customer: no payment method yet
+    (requires_payment_method) or a card that must authenticate (requires_action). A card
+    that is ready needs nothing, so nothing is pending."""
+    from ..resources import payment_methods, setup_intents
+    pm = ctx.maybe(method, "payment_method")
+    card = payment_methods.test_card(pm) if pm is not None else None
+    if pm is not None and card is not None and (card.three_d_secure not in (
+            "required", "always") or card.set_up or pm.get("_offsession_ready")):
         return
-    creator = getattr(setup_intents, "create_setup_intent", None) or getattr(
-        setup_intents, "create_intent", None)
-    if creator is None:
-        return
-    si = creator(ctx, {"customer": sub["customer"], "usage": "off_session",
-                       "payment_method_types": ["card"]})
+    params: dict[str, Any] = {"customer": sub["customer"], "usage": "off_session",
+                              "payment_method_types": ["card"]}
+    if pm is not None:
+        params.update(payment_method=pm["id"], confirm=True)
+    si = setup_intents.create_setup_intent(ctx, params)
+    si["_subscription"] = sub["id"]
+    ctx.put(si)
     sub["pending_setup_intent"] = si["id"]
     subscribing.save(ctx, sub)
+
+
+def _on_setup_succeeded(ctx: Ctx, event: dict[str, Any]) -> None:
+    """The customer completed the pending SetupIntent: nothing is pending any more, and
+    with `save_default_payment_method=on_subscription` its card becomes the default."""
+    if event["type"] != "setup_intent.succeeded":
+        return
+    si = event["data"]["object"]
+    stored = ctx.maybe(si["id"], "setup_intent") or {}
+    sub = ctx.maybe(stored.get("_subscription"), "subscription")
+    if sub is None or sub.get("pending_setup_intent") != si["id"]:
+        return
+    before = {k: v for k, v in sub.items() if not k.startswith("_")}
+    sub["pending_setup_intent"] = None
+    if (sub.get("payment_settings") or {}).get("save_default_payment_method") == \
+            "on_subscription" and not sub.get("default_payment_method"):
+        sub["default_payment_method"] = si.get("payment_method")
+    subscribing.save(ctx, sub)
+    ctx.emit("customer.subscription.updated", sub, changed(before, sub))
+
+
+events.LISTENERS.append(_on_setup_succeeded)
 
 
 def apply_cancel(sub: dict[str, Any], params: dict[str, Any], now: int) -> None:
