@@ -26,7 +26,9 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     proration_behavior, default_payment_method, payment_behavior (allow_incomplete
     default, default_incomplete, error_if_incomplete), collection_method, days_until_due,
     metadata, description, add_invoice_items, discounts, cancel_at, cancel_at_period_end,
-    currency. The first invoice is finalized at once; when something is due it carries a
+    currency; internal `_draft_first_invoice` (schedules) and `_tax_location` (Checkout).
+    The first invoice is finalized at once (schedules: an hour later); when something is
+    due it carries a
     PaymentIntent (`invoice.confirmation_secret`), which is confirmed with the default
     payment method unless payment_behavior=default_incomplete. Returns the stored
     subscription dict (status incomplete / active / trialing).
@@ -57,7 +59,10 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                              code="parameter_missing", param="days_until_due")
     method = params.get("default_payment_method")
     if method:
-        method = _usable_method(cctx, method, customer["id"])
+        method = usable_method(cctx, method, customer["id"])
+    # Schedules start their subscription with a draft first invoice (finalized an hour
+    # later, like a renewal), so nothing is charged and no payment method is needed now.
+    draft_first = bool(params.get("_draft_first_invoice"))
     sub = cctx.new("subscription", "sub")
     sub.update(
         automatic_tax=automatic_tax(params, customer),
@@ -74,7 +79,7 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                           "save_default_payment_method": (params.get("payment_settings") or {})
                           .get("save_default_payment_method", "off")},
         start_date=now, status="trialing" if trial_end else (
-            "active" if collection == "send_invoice" else "incomplete"),
+            "active" if collection == "send_invoice" or draft_first else "incomplete"),
         test_clock=customer.get("test_clock"), trial_end=trial_end,
         trial_start=now if trial_end else None,
         trial_settings={"end_behavior": {
@@ -89,7 +94,7 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                                        spec.get("metadata"))["id"]
                         for price, spec in zip(prices, specs, strict=True)]
     free_until_anchor = bool(anchor) and params.get("proration_behavior") == "none"
-    if not free_until_anchor:
+    if not (free_until_anchor or draft_first):
         _check_payment_method(cctx, sub, behavior, customer)
     sub["discounts"] = make_discounts(cctx, params.get("discounts"), customer, sub)
     apply_cancel(sub, params, now)
@@ -108,21 +113,30 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     subscribing.after_invoiced(cctx, sub, inv)
     sub["latest_invoice"] = inv["id"]
     subscribing.save(cctx, sub)
+    if draft_first:
+        inv["automatically_finalizes_at"] = now + invoicing.FINALIZE_DELAY
     invoicing.save(cctx, inv)
     cctx.emit("invoice.created", inv)
-    collect.finalize(cctx, inv)
-    if inv["status"] == "open" and collection == "charge_automatically" \
-            and behavior != "default_incomplete":
-        try:
-            collect.attempt(cctx, inv, raise_on_decline=behavior == "error_if_incomplete")
-        except CardError:
-            collect.void(cctx, inv)
-            sub["status"] = "incomplete_expired"
-            subscribing.save(cctx, sub)
-            raise
+    if not draft_first:
+        _finalize_first(cctx, sub, inv, behavior)
     if collection == "charge_automatically" and inv["amount_due"] == 0:
         _pending_setup_intent(cctx, sub, collect.default_payment_method(cctx, inv))
     return ctx.get(sub["id"], "subscription")
+
+
+def _finalize_first(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any], behavior: str) -> None:
+    """The first invoice of a subscription made through the API is finalized at once and,
+    unless payment_behavior=default_incomplete, paid with the default payment method."""
+    collect.finalize(ctx, inv)
+    if inv["status"] == "open" and sub["collection_method"] == "charge_automatically" \
+            and behavior != "default_incomplete":
+        try:
+            collect.attempt(ctx, inv, raise_on_decline=behavior == "error_if_incomplete")
+        except CardError:
+            collect.void(ctx, inv)
+            sub["status"] = "incomplete_expired"
+            subscribing.save(ctx, sub)
+            raise
 
 
 def automatic_tax(params: dict[str, Any], customer: dict[str, Any]) -> dict[str, Any]:
@@ -157,15 +171,16 @@ def _trial_end(params: dict[str, Any], prices: list[dict[str, Any]], now: int) -
     return None
 
 
-def _usable_method(ctx: Ctx, method: str, customer_id: str) -> str:
+def usable_method(ctx: Ctx, method: str, customer_id: str,
+                  param: str = "default_payment_method") -> str:
     pm = ctx.maybe(method, "payment_method")
     if pm is None:
         raise InvalidRequest(f"No such PaymentMethod: '{method}'", code="resource_missing",
-                             param="default_payment_method", status=404)
+                             param=param, status=404)
     if pm.get("customer") != customer_id:
         raise InvalidRequest("The customer does not have a payment method with the ID "
                              f"{method}. The payment method must be attached to the customer.",
-                             param="default_payment_method")
+                             param=param)
     return method
 
 

@@ -354,7 +354,7 @@ def _on_paid(ctx: Ctx, inv: dict[str, Any]) -> None:
 
 def _on_failed(ctx: Ctx, inv: dict[str, Any]) -> None:
     sub = ctx.maybe(invoicing.subscription_of(inv), "subscription")
-    if sub is None or inv["billing_reason"] == "subscription_create":
+    if sub is None or sub["status"] == "incomplete":  # the first payment: stays incomplete
         return
     if sub["status"] in ("active", "trialing"):
         transition(ctx, sub, "past_due")

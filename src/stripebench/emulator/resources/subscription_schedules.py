@@ -12,15 +12,18 @@ from typing import Any
 
 from ..billing import advance, items, subscribing, timing
 from ..billing.changes import update_subscription
-from ..billing.creating import create_subscription
+from ..billing.creating import automatic_tax, create_subscription, usable_method
 from ..context import Ctx
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, Unsupported
 from ..events import changed
 from ..listing import paginate
 from ..router import api
 from ._common import merge_metadata
 
 LIVE = ("not_started", "active")
+# Settings the engine would not apply: refused rather than silently ignored.
+UNSUPPORTED_SETTINGS = ("application_fee_percent", "billing_thresholds", "on_behalf_of",
+                        "transfer_data")
 
 
 def _phases(ctx: Ctx, specs: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
@@ -52,7 +55,7 @@ def _phases(ctx: Ctx, specs: list[dict[str, Any]], start: int) -> list[dict[str,
             "collection_method": spec.get("collection_method"), "currency": prices[0]["currency"],
             "default_payment_method": spec.get("default_payment_method"),
             "default_tax_rates": [], "description": spec.get("description"), "discounts": [],
-            "end_date": end, "invoice_settings": None,
+            "end_date": end, "invoice_settings": _invoice_settings(spec, None),
             "items": [{"billing_thresholds": None, "discounts": [], "metadata":
                        i.get("metadata") or {}, "plan": p["id"], "price": p["id"],
                        "quantity": None if items.is_metered(p) else int(i.get("quantity") or 1),
@@ -62,6 +65,67 @@ def _phases(ctx: Ctx, specs: list[dict[str, Any]], start: int) -> list[dict[str,
             "start_date": start, "transfer_data": None, "trial_end": trial_end})
         start = end
     return phases
+
+
+def _invoice_settings(spec: dict[str, Any], issuer: Any) -> dict[str, Any] | None:
+    settings = spec.get("invoice_settings")
+    if settings is None:
+        return None if issuer is None else {"account_tax_ids": None, "days_until_due": None,
+                                            "issuer": issuer}
+    return {"account_tax_ids": None, "days_until_due": settings.get("days_until_due"),
+            "issuer": issuer}
+
+
+def _default_settings(ctx: Ctx, spec: dict[str, Any] | None,
+                      customer: dict[str, Any]) -> dict[str, Any]:
+    """`default_settings`: what every phase uses unless the phase sets its own."""
+    spec = dict(spec or {})
+    for name in UNSUPPORTED_SETTINGS:
+        if spec.get(name) not in (None, "", {}, []):
+            raise Unsupported(f"`default_settings[{name}]` on subscription schedules",
+                              param=f"default_settings[{name}]")
+    method = spec.get("default_payment_method")
+    if method:
+        usable_method(ctx, method, customer["id"], "default_settings[default_payment_method]")
+    tax = automatic_tax(spec, customer) if spec.get("automatic_tax") else None
+    return {"application_fee_percent": None, "automatic_tax": tax,
+            "billing_cycle_anchor": spec.get("billing_cycle_anchor") or "automatic",
+            "billing_thresholds": None, "collection_method": spec.get("collection_method"),
+            "default_payment_method": method or None, "description": spec.get("description"),
+            "invoice_settings": _invoice_settings(spec, {"account": None, "type": "self"}),
+            "on_behalf_of": None, "transfer_data": None}
+
+
+def _settings(schedule: dict[str, Any], phase: dict[str, Any]) -> dict[str, Any]:
+    """The subscription settings in force during `phase`: its own, else the defaults."""
+    defaults = schedule.get("default_settings") or {}
+    days = ((phase.get("invoice_settings") or {}).get("days_until_due")
+            or (defaults.get("invoice_settings") or {}).get("days_until_due"))
+    collection = phase.get("collection_method") or defaults.get("collection_method") or \
+        "charge_automatically"
+    found: dict[str, Any] = {"collection_method": collection}
+    for name in ("default_payment_method", "description"):
+        if phase.get(name) or defaults.get(name):
+            found[name] = phase.get(name) or defaults.get(name)
+    if collection == "send_invoice":
+        found["days_until_due"] = days
+    return found
+
+
+def _check_settings(ctx: Ctx, schedule: dict[str, Any]) -> None:
+    """Refuse, before anything changes, phases the subscription could not take."""
+    for n, phase in enumerate(schedule["phases"]):
+        if phase.get("default_payment_method"):
+            usable_method(ctx, phase["default_payment_method"], schedule["customer"],
+                          f"phases[{n}][default_payment_method]")
+        settings = _settings(schedule, phase)
+        if settings["collection_method"] == "send_invoice" and not settings["days_until_due"]:
+            raise InvalidRequest(
+                "`invoice_settings[days_until_due]` is required when collection_method is "
+                "send_invoice.", code="parameter_missing",
+                param=f"phases[{n}][invoice_settings][days_until_due]"
+                if phase.get("collection_method") else
+                "default_settings[invoice_settings][days_until_due]")
 
 
 def _item_params(phase: dict[str, Any]) -> list[dict[str, Any]]:
@@ -85,12 +149,12 @@ def _start(ctx: Ctx, schedule: dict[str, Any]) -> None:
     """The first phase begins: the schedule creates its subscription."""
     phase = schedule["phases"][0]
     params: dict[str, Any] = {"customer": schedule["customer"], "items": _item_params(phase),
-                              "metadata": phase["metadata"]}
+                              "metadata": phase["metadata"], "_draft_first_invoice": True,
+                              **_settings(schedule, phase)}
     if phase["trial_end"]:
         params["trial_end"] = phase["trial_end"]
-    for name in ("default_payment_method", "collection_method", "description"):
-        if phase.get(name):
-            params[name] = phase[name]
+    if (schedule["default_settings"].get("automatic_tax") or {}).get("enabled"):
+        params["automatic_tax"] = {"enabled": True}
     sub = create_subscription(ctx, params)
     sub["schedule"] = schedule["id"]
     subscribing.save(ctx, sub)
@@ -107,7 +171,8 @@ def _enter(ctx: Ctx, schedule: dict[str, Any], phase: dict[str, Any]) -> None:
     changes: list[dict[str, Any]] = [{"id": i["id"], "deleted": True} for i in current]
     changes += _item_params(phase)
     params: dict[str, Any] = {"items": changes, "proration_behavior": "none"
-                              if ctx.now() >= sub["_period"][1] else phase["proration_behavior"]}
+                              if ctx.now() >= sub["_period"][1] else phase["proration_behavior"],
+                              **_settings(schedule, phase)}
     if phase["trial_end"]:
         params["trial_end"] = phase["trial_end"]
     update_subscription(ctx, sub, params)
@@ -192,7 +257,13 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
             for i in subscribing.live_items(cctx, sub)], "end_date": end}], start)[0]
         schedule.update(customer=sub["customer"], subscription=sub["id"], status="active",
                         phases=[phase], end_behavior="release",
-                        test_clock=sub.get("test_clock"), created=cctx.now())
+                        test_clock=sub.get("test_clock"), created=cctx.now(),
+                        default_settings=_default_settings(cctx, {
+                            "collection_method": sub["collection_method"],
+                            "default_payment_method": sub.get("default_payment_method"),
+                            "description": sub.get("description"),
+                            "invoice_settings": {"days_until_due": sub.get("days_until_due")}},
+                            cctx.get(sub["customer"], "customer")))
         _set_current(schedule, phase)
         sub["schedule"] = schedule["id"]
         subscribing.save(cctx, sub)
@@ -208,9 +279,11 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         schedule.update(customer=customer["id"], status="not_started",
                         phases=_phases(cctx, params["phases"], start),
                         end_behavior=params.get("end_behavior", "release"),
-                        test_clock=customer.get("test_clock"), created=now)
+                        test_clock=customer.get("test_clock"), created=now,
+                        default_settings=_default_settings(cctx, params.get(
+                            "default_settings"), customer))
+        _check_settings(cctx, schedule)
     schedule["metadata"] = merge_metadata({}, params.get("metadata") or {})
-    schedule["default_settings"]["billing_cycle_anchor"] = "automatic"
     cctx.put(schedule)
     cctx.emit("subscription_schedule.created", schedule)
     if schedule["status"] == "not_started" and schedule["phases"][0]["start_date"] <= cctx.now():
@@ -235,25 +308,29 @@ def update(ctx: Ctx, params: dict[str, Any], schedule: str) -> dict[str, Any]:
         obj["end_behavior"] = params["end_behavior"]
     if "metadata" in params:
         obj["metadata"] = merge_metadata(obj.get("metadata"), params["metadata"])
+    customer = cctx.get(obj["customer"], "customer")
+    if "default_settings" in params:
+        obj["default_settings"] = _default_settings(cctx, params["default_settings"], customer)
     if params.get("phases"):
         first = params["phases"][0].get("start_date")
         start = obj["phases"][0]["start_date"] if first in (None, "now") else int(first)
         obj["phases"] = _phases(cctx, params["phases"], start)
-        if obj["status"] == "active":
-            phase = _current(obj, cctx.now())
-            if phase is not None:
-                sub = cctx.get(obj["subscription"], "subscription")
-                wanted = sorted((i["price"], i["quantity"]) for i in phase["items"])
-                have = sorted((i["_price"], i.get("quantity"))
-                              for i in subscribing.live_items(cctx, sub))
-                if wanted != have:
-                    behavior = params.get("proration_behavior", "create_prorations")
-                    changes: list[dict[str, Any]] = [
-                        {"id": i["id"], "deleted": True}
-                        for i in subscribing.live_items(cctx, sub)] + _item_params(phase)
-                    update_subscription(cctx, sub, {"items": changes,
-                                                    "proration_behavior": behavior})
-            _set_current(obj, phase)
+    _check_settings(cctx, obj)
+    if obj["status"] == "active" and (params.get("phases") or "default_settings" in params):
+        phase = _current(obj, cctx.now())
+        if phase is not None:
+            sub = cctx.get(obj["subscription"], "subscription")
+            change: dict[str, Any] = {"proration_behavior": params.get(
+                "proration_behavior", "create_prorations"), **_settings(obj, phase)}
+            wanted = sorted((i["price"], i["quantity"]) for i in phase["items"])
+            have = sorted((i["_price"], i.get("quantity"))
+                          for i in subscribing.live_items(cctx, sub))
+            if wanted != have:
+                change["items"] = [{"id": i["id"], "deleted": True}
+                                   for i in subscribing.live_items(cctx, sub)] + \
+                    _item_params(phase)
+            update_subscription(cctx, sub, change)
+        _set_current(obj, phase)
     cctx.put(obj)
     cctx.emit("subscription_schedule.updated", obj, changed(before, obj))
     return obj
