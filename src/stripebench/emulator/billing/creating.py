@@ -26,7 +26,8 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     proration_behavior, default_payment_method, payment_behavior (allow_incomplete
     default, default_incomplete, error_if_incomplete), collection_method, days_until_due,
     metadata, description, add_invoice_items, discounts, cancel_at, cancel_at_period_end,
-    currency; internal `_draft_first_invoice` (schedules) and `_tax_location` (Checkout).
+    currency; internal `_draft_first_invoice` (schedules), `_tax_location` and
+    `_passed_anchor_bills_full` (Checkout).
     The first invoice is finalized at once (schedules: an hour later); when something is
     due it carries a
     PaymentIntent (`invoice.confirmation_secret`), which is confirmed with the default
@@ -48,10 +49,14 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
             raise InvalidRequest("All prices on a subscription must have the same currency.",
                                  param=f"items[{n}][price]")
     trial_end = _trial_end(params, prices, now)
-    anchor = params.get("billing_cycle_anchor")
-    if anchor is not None and anchor <= now:
-        raise InvalidRequest("billing_cycle_anchor cannot be in the past.",
-                             param="billing_cycle_anchor")
+    anchor = int(params["billing_cycle_anchor"]) if params.get(
+        "billing_cycle_anchor") is not None else None
+    # Checkout: an anchor that passed while the session was open bills the full period
+    # that starts at the anchor instead of prorating up to it.
+    passed = anchor is not None and anchor <= now and bool(
+        params.get("_passed_anchor_bills_full"))
+    if anchor is not None and not passed:
+        check_anchor(anchor, now, trial_end, prices, "billing_cycle_anchor")
     collection = params.get("collection_method", "charge_automatically")
     behavior = params.get("payment_behavior", "allow_incomplete")
     if collection == "send_invoice" and not params.get("days_until_due"):
@@ -86,8 +91,10 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
             "billing_cycle_anchor": None, "missing_payment_method": (
                 (params.get("trial_settings") or {}).get("end_behavior") or {}).get(
                 "missing_payment_method", "create_invoice")}})
-    first_end = trial_end or anchor or timing.period_after(prices[0], now, now)
-    sub["_period"] = [now, first_end]
+    start = anchor if passed and anchor is not None else now
+    first_end = trial_end or (anchor if anchor and not passed else None) or \
+        timing.period_after(prices[0], start, now)
+    sub["_period"] = [start, first_end]
     if params.get("_tax_location"):  # Checkout's taxed address (internal, not an API param)
         sub["_tax_location"] = params["_tax_location"]
     sub["_item_ids"] = [items.new_item(cctx, sub, price, spec.get("quantity"),
@@ -104,11 +111,11 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     inv = subscribing.subscription_invoice(cctx, sub, "subscription_create", (now, now))
     if trial_end:
         subscribing.cycle_lines(cctx, sub, inv, (now, trial_end), None, trial=True)
-    elif anchor:
+    elif anchor and not passed:
         _anchor_lines(cctx, sub, inv, now, anchor, params.get("proration_behavior",
                                                              "create_prorations"))
     else:
-        subscribing.cycle_lines(cctx, sub, inv, (now, first_end), None)
+        subscribing.cycle_lines(cctx, sub, inv, (sub["_period"][0], first_end), None)
     _add_invoice_items(cctx, params.get("add_invoice_items"), customer, sub, inv)
     subscribing.after_invoiced(cctx, sub, inv)
     sub["latest_invoice"] = inv["id"]
@@ -137,6 +144,22 @@ def _finalize_first(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any], behavior
             sub["status"] = "incomplete_expired"
             subscribing.save(ctx, sub)
             raise
+
+
+def check_anchor(anchor: int, now: int, trial_end: int | None, prices: list[dict[str, Any]],
+                 param: str) -> None:
+    """A billing_cycle_anchor lies in the future, not inside the trial, and no later than
+    the next natural billing date of the prices counted from when billing starts (now, or
+    the trial's end): Stripe's rule, in its words."""
+    if anchor <= now:
+        raise InvalidRequest("billing_cycle_anchor cannot be in the past.", param=param)
+    if trial_end and anchor < trial_end:
+        raise InvalidRequest("billing_cycle_anchor cannot be earlier than trial_end.",
+                             param=param)
+    natural = timing.natural_billing_date(prices, trial_end or now)
+    if anchor > natural:
+        raise InvalidRequest(f"billing_cycle_anchor cannot be later than next natural billing "
+                             f"date ({natural}) for plan", param=param)
 
 
 def automatic_tax(params: dict[str, Any], customer: dict[str, Any]) -> dict[str, Any]:
