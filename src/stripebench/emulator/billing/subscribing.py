@@ -219,6 +219,9 @@ def resume(ctx: Ctx, sub: dict[str, Any], anchor: str, proration_behavior: str) 
             line["amount"] = line["subtotal"] = 0 if proration_behavior == "none" else \
                 timing.prorate(int(line["amount"]), end - now, end - start)
             line["parent"]["subscription_item_details"]["proration"] = True
+            price = ctx.get(line["pricing"]["price_details"]["price"], "price")
+            line["description"] = items.proration_text(ctx, "Remaining", price,
+                                                       int(line["quantity"] or 0), now)
     sub["latest_invoice"] = inv["id"]
     save(ctx, sub)
     ctx.emit("customer.subscription.resumed", sub)
