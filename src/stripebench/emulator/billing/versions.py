@@ -19,8 +19,12 @@ from ..versions import older_than, request_change, response_change
 from . import invoicing, items
 
 BASIL = "2025-03-31.basil"
+PHASE_DURATION = "2025-07-30.basil"
+CLOVER = "2025-09-30.clover"
 ENDIVE = "2026-09-30.endive"
 INCLUDE_FLAG = "include_total_count"
+PENDING_ITEMS_EXCLUDED = "2022-08-01"
+REQUIRE_PENDING_FLAG = "require_pending_items"
 
 
 # ------------------------------------------------------------------ subscriptions
@@ -201,22 +205,59 @@ def anchor_keyword(ctx: Ctx, method: str, template: str,
     return params
 
 
+@request_change(PENDING_ITEMS_EXCLUDED)
+def pending_items_required(ctx: Ctx, method: str, template: str,
+                           params: dict[str, Any]) -> dict[str, Any]:
+    """Before 2022-08-01 a new invoice takes the customer's pending invoice items unless
+    told otherwise, and needs at least one (`include_and_require`, the old default)."""
+    if method != "POST" or template != "/v1/invoices":
+        return params
+    params = dict(params)
+    if params.get("pending_invoice_items_behavior", "include_and_require") == \
+            "include_and_require":
+        params["pending_invoice_items_behavior"] = "include"
+        setattr(ctx, REQUIRE_PENDING_FLAG, True)
+    return params
+
+
+def requires_pending_items(ctx: Ctx) -> bool:
+    return bool(getattr(ctx, REQUIRE_PENDING_FLAG, False))
+
+
 def wants_total_count(ctx: Ctx) -> bool:
     return bool(getattr(ctx, INCLUDE_FLAG, False))
 
 
-@request_change(ENDIVE)
-def phase_iterations(ctx: Ctx, method: str, template: str,
-                     params: dict[str, Any]) -> dict[str, Any]:
-    """Older versions size schedule phases with `iterations` (billing periods of the
-    phase's first price); newer ones with `duration`."""
+def _phase_list(params: dict[str, Any]) -> list[Any]:
+    phases = params["phases"]
+    return list(phases.values()) if isinstance(phases, dict) else list(phases)
+
+
+@request_change(PHASE_DURATION)
+def phase_duration_unknown(ctx: Ctx, method: str, template: str,
+                           params: dict[str, Any]) -> dict[str, Any]:
+    """Phases gained `duration` in 2025-07-30.basil; earlier versions know only
+    `iterations` and `end_date`, so a `duration` there is an unknown parameter."""
     if method != "POST" or not template.startswith("/v1/subscription_schedules") or \
             not isinstance(params.get("phases"), (list, dict)):
         return params
-    phases = params["phases"]
-    listed = list(phases.values()) if isinstance(phases, dict) else list(phases)
+    for n, phase in enumerate(_phase_list(params)):
+        if isinstance(phase, dict) and "duration" in phase:
+            raise InvalidRequest(f"Received unknown parameter: phases[{n}][duration]",
+                                 code="parameter_unknown", param=f"phases[{n}][duration]")
+    return params
+
+
+@request_change(CLOVER)
+def phase_iterations(ctx: Ctx, method: str, template: str,
+                     params: dict[str, Any]) -> dict[str, Any]:
+    """Before 2025-09-30.clover phases may be sized with `iterations` (billing periods of
+    the phase's first price); from clover on only `duration` (iterations is unknown)."""
+    if method != "POST" or not template.startswith("/v1/subscription_schedules") or \
+            not isinstance(params.get("phases"), (list, dict)):
+        return params
     converted = []
-    for phase in listed:
+    for phase in _phase_list(params):
         phase = dict(phase) if isinstance(phase, dict) else phase
         if isinstance(phase, dict) and "iterations" in phase:
             count = int(phase.pop("iterations"))

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..billing import collect, invoicing, timing
 from ..billing.discounts import make_discounts
+from ..billing.versions import requires_pending_items
 from ..context import Ctx
 from ..errors import InvalidRequest
 from ..events import changed
@@ -46,6 +47,10 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         sub = cctx.get(params["subscription"], "subscription", "subscription")
     cur = currency(params.get("currency") or (sub or {}).get("currency") or
                    ctx.account.settings.get("default_currency") or "usd")
+    if requires_pending_items(ctx) and not invoicing.pending_items(
+            cctx, customer["id"], cur, sub["id"] if sub else None):
+        raise InvalidRequest("Nothing to invoice for customer",
+                             code="invoice_no_customer_line_items", param="customer")
     inv = invoicing.new_invoice(
         cctx, customer, currency=cur, subscription=sub, billing_reason="manual",
         collection_method=collection, days_until_due=params.get("days_until_due"),
