@@ -399,3 +399,81 @@ def test_test_clock_advance_limits(versioned: stripe.StripeClient, version: str)
     assert advanced.frozen_time == JAN_1 + 14 * DAY
     renewals = versioned.v1.invoices.list(params={"customer": shop.customer.id}).data
     assert sorted(i.created for i in renewals) == [JAN_1, JAN_1 + 7 * DAY, JAN_1 + 14 * DAY]
+
+
+def test_anchor_reset_and_trial_end_now(versioned: stripe.StripeClient, version: str) -> None:
+    """`trial_end=now` ends a trial at once and bills a full period from now; resetting
+    the cycle with `billing_cycle_anchor` "now" bills the new period at once, crediting the
+    unused time (https://docs.stripe.com/billing/subscriptions/billing-cycle). From
+    2026-09-30.endive the anchor is written as an object, `{type: now}`
+    (https://docs.stripe.com/changelog/endive/2026-09-30/polymorphic-billing-cycle-anchor)."""
+    shop = Shop(versioned, version)
+    price = shop.price(3100)
+    trial = shop.subscribe(price, trial_period_days=10)
+    shop.advance(JAN_1 + 3 * DAY)
+    ended = versioned.v1.subscriptions.update(trial.id, params={
+        "trial_end": "now", "expand": ["latest_invoice"]})
+    assert (ended.status, ended.trial_end, ended.billing_cycle_anchor) == (
+        "active", JAN_1 + 3 * DAY, JAN_1 + 3 * DAY)
+    assert ended.latest_invoice.amount_paid == 3100
+    sub = shop.subscribe(price)
+    shop.advance(JAN_1 + 10 * DAY)
+    anchor: Any = {"type": "now"} if newer(version, "2026-09-30") else "now"
+    if newer(version, BASIL):  # the preview takes the anchor in the same form
+        preview = versioned.v1.invoices.create_preview(params={
+            "customer": shop.customer.id, "subscription": sub.id,
+            "subscription_details": {"billing_cycle_anchor": anchor}})
+        assert preview.amount_due == 700
+    reset = versioned.v1.subscriptions.update(sub.id, params={
+        "billing_cycle_anchor": anchor, "expand": ["latest_invoice"]})
+    assert reset.billing_cycle_anchor == JAN_1 + 10 * DAY
+    # Bought on 4 January: the new period in full (3100) less the unused 24 of the
+    # 31 days to 4 February (2400).
+    assert reset.latest_invoice.amount_paid == 700
+    stale: Any = "now" if newer(version, "2026-09-30") else {"type": "now"}
+    with pytest.raises(stripe.InvalidRequestError):
+        versioned.v1.subscriptions.update(sub.id, params={"billing_cycle_anchor": stale})
+
+
+def test_events_carry_the_accounts_version(versioned: stripe.StripeClient,
+                                           version: str) -> None:
+    """Events are rendered at the account's API version: `api_version` says which, and the
+    objects inside have that version's shape (https://docs.stripe.com/webhooks/versioning)."""
+    shop = Shop(versioned, version)
+    sub = shop.subscribe(shop.price(2000))
+    paid = versioned.v1.events.list(params={"type": "invoice.paid"}).data[0]
+    assert paid.api_version == version
+    inv = paid.data.object
+    assert _invoice_subscription(inv, version) == sub.id
+    created = versioned.v1.events.list(params={
+        "type": "customer.subscription.created"}).data[0].data.object
+    assert ("current_period_end" in created) is not newer(version, BASIL)
+
+
+def test_void_and_uncollectible_invoices(versioned: stripe.StripeClient,
+                                         version: str) -> None:
+    """An open invoice can be voided (nothing more is owed) or marked uncollectible, which
+    only changes the bookkeeping: it can still be paid, or voided
+    (https://docs.stripe.com/invoicing/overview, invoice statuses); a draft cannot be
+    voided (https://docs.stripe.com/api/invoices/void)."""
+    shop = Shop(versioned, version)
+    one_time = versioned.v1.prices.create(params={
+        "product": shop.product.id, "unit_amount": 1200, "currency": "usd"})
+    invoices = []
+    for _ in range(2):
+        price_param: dict[str, Any] = {"pricing": {"price": one_time.id}} if newer(
+            version, BASIL) else {"price": one_time.id}
+        versioned.v1.invoice_items.create(params={  # type: ignore[arg-type]
+            "customer": shop.customer.id, **price_param})
+        params: dict[str, Any] = {"customer": shop.customer.id}
+        if newer(version, "2022-08-01"):
+            params["pending_invoice_items_behavior"] = "include"
+        invoices.append(versioned.v1.invoices.create(params=params))  # type: ignore[arg-type]
+    with pytest.raises(stripe.InvalidRequestError):
+        versioned.v1.invoices.void_invoice(invoices[0].id)
+    first, second = (versioned.v1.invoices.finalize_invoice(i.id) for i in invoices)
+    voided = versioned.v1.invoices.void_invoice(first.id)
+    assert (voided.status, voided.amount_remaining) == ("void", 1200)
+    doubtful = versioned.v1.invoices.mark_uncollectible(second.id)
+    assert doubtful.status == "uncollectible"
+    assert versioned.v1.invoices.pay(second.id).status == "paid"

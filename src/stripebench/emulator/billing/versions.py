@@ -194,15 +194,40 @@ def old_billing_params(ctx: Ctx, method: str, template: str,
     return params
 
 
+ANCHOR_KEYWORD_ROUTES = ("/v1/subscriptions/{subscription_exposed_id}",
+                         "/v1/subscriptions/{subscription}/resume")
+
+
 @request_change(ENDIVE)
 def anchor_keyword(ctx: Ctx, method: str, template: str,
                    params: dict[str, Any]) -> dict[str, Any]:
-    """Older versions update the anchor with `billing_cycle_anchor=now|unchanged`."""
-    if template == "/v1/subscriptions/{subscription_exposed_id}" and \
-            params.get("billing_cycle_anchor") in ("now", "unchanged"):
+    """Before 2026-09-30.endive `billing_cycle_anchor` on subscription update and resume
+    is the string now | unchanged, and on create_preview's subscription_details now |
+    unchanged | a timestamp; endive writes all of them as an object with a `type`
+    (the object form is refused before it, the string form after)."""
+    if method != "POST":
+        return params
+    if template in ANCHOR_KEYWORD_ROUTES and params.get("billing_cycle_anchor") is not None:
         params = dict(params)
-        params["billing_cycle_anchor"] = {"type": params["billing_cycle_anchor"]}
+        params["billing_cycle_anchor"] = _anchor_object(
+            params["billing_cycle_anchor"], "billing_cycle_anchor", timestamps=False)
+    details = params.get("subscription_details")
+    if template == "/v1/invoices/create_preview" and isinstance(details, dict) and \
+            details.get("billing_cycle_anchor") is not None:
+        params = {**params, "subscription_details": {**details, "billing_cycle_anchor": (
+            _anchor_object(details["billing_cycle_anchor"],
+                           "subscription_details[billing_cycle_anchor]", timestamps=True))}}
     return params
+
+
+def _anchor_object(value: Any, param: str, timestamps: bool) -> dict[str, Any]:
+    if isinstance(value, str) and value in ("now", "unchanged"):
+        return {"type": value}
+    if timestamps and str(value).isdigit():
+        return {"type": "timestamp", "timestamp": int(value)}
+    allowed = "now, unchanged or a timestamp" if timestamps else "now or unchanged"
+    raise InvalidRequest(f"Invalid {param}: must be {allowed} in this API version.",
+                         param=param)
 
 
 @request_change(PENDING_ITEMS_EXCLUDED)

@@ -140,7 +140,7 @@ def pay(ctx: Ctx, params: dict[str, Any], invoice: str) -> dict[str, Any]:
         collect.finalize(cctx, inv)
     if inv["status"] == "paid":
         raise InvalidRequest("Invoice is already paid", code="invoice_already_paid")
-    if inv["status"] != "open":
+    if inv["status"] not in collect.PAYABLE:
         raise InvalidRequest(f"This invoice can no longer be paid because it is "
                              f"{inv['status']}.", param="invoice", code="invoice_not_open")
     if params.get("paid_out_of_band"):
