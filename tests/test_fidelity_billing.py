@@ -477,3 +477,23 @@ def test_void_and_uncollectible_invoices(versioned: stripe.StripeClient,
     doubtful = versioned.v1.invoices.mark_uncollectible(second.id)
     assert doubtful.status == "uncollectible"
     assert versioned.v1.invoices.pay(second.id).status == "paid"
+
+
+def test_trial_ending_without_card_pauses_then_resumes(versioned: stripe.StripeClient,
+                                                       version: str) -> None:
+    """With trial_settings.end_behavior.missing_payment_method=pause, a trial that ends
+    without a payment method pauses the subscription; `resume` starts it again and bills
+    the new period (https://docs.stripe.com/billing/subscriptions/trials, "Use trial
+    periods without a payment method"; https://docs.stripe.com/api/subscriptions/resume).
+    The anchor on resume is a string before endive and an object from endive on."""
+    shop = Shop(versioned, version, card=False)
+    sub = shop.subscribe(shop.price(1200), trial_period_days=7, trial_settings={
+        "end_behavior": {"missing_payment_method": "pause"}})
+    shop.advance(JAN_1 + 8 * DAY)
+    assert versioned.v1.subscriptions.retrieve(sub.id).status == "paused"
+    assert "customer.subscription.paused" in shop.event_types()
+    shop.save_card("pm_card_visa")
+    anchor: Any = {"type": "now"} if newer(version, "2026-09-30") else "now"
+    resumed = versioned.v1.subscriptions.resume(sub.id, params={
+        "billing_cycle_anchor": anchor, "expand": ["latest_invoice"]})
+    assert (resumed.status, resumed.latest_invoice.amount_paid) == ("active", 1200)
