@@ -428,3 +428,31 @@ def test_clock_advances_at_most_two_intervals(client: stripe.StripeClient) -> No
     client.v1.subscriptions.cancel(weekly.id)
     assert not refused(JAN_1 + 73 * DAY)  # the monthly one alone: Jan 15 + 2 months = Mar 15
     assert client.v1.subscriptions.retrieve(monthly.id).status == "active"
+
+
+def test_free_first_invoice_needs_no_card_but_leaves_a_setup_intent(
+        client: stripe.StripeClient) -> None:
+    """A 100% coupon or a credit balance covering the first invoice means nothing is
+    charged now: the subscription starts without a payment method and a SetupIntent waits
+    for the customer (https://docs.stripe.com/billing/subscriptions/deferred-payment lists
+    coupons and customer credit among the no-payment cases). A 50% coupon still needs one."""
+    shop = make_shop(client, card=False)
+    price = shop.price(2000)
+    free = client.v1.coupons.create(params={"percent_off": 100, "duration": "once"})
+    half = client.v1.coupons.create(params={"percent_off": 50, "duration": "once"})
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}],
+        "discounts": [{"coupon": free.id}], "expand": ["latest_invoice", "pending_setup_intent"]})
+    assert (sub.status, sub.latest_invoice.amount_due) == ("active", 0)
+    assert sub.pending_setup_intent.status == "requires_payment_method"
+    with pytest.raises(stripe.InvalidRequestError):
+        client.v1.subscriptions.create(params={
+            "customer": shop.customer.id, "items": [{"price": price.id}],
+            "discounts": [{"coupon": half.id}]})
+    client.v1.customers.balance_transactions.create(shop.customer.id, params={
+        "amount": -5000, "currency": "usd"})
+    credited = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}],
+        "expand": ["latest_invoice", "pending_setup_intent"]})
+    assert (credited.status, credited.latest_invoice.amount_due) == ("active", 0)
+    assert credited.pending_setup_intent.status == "requires_payment_method"

@@ -102,7 +102,7 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                         for price, spec in zip(prices, specs, strict=True)]
     free_until_anchor = bool(anchor) and params.get("proration_behavior") == "none"
     if not (free_until_anchor or draft_first):
-        _check_payment_method(cctx, sub, behavior, customer)
+        _check_payment_method(cctx, sub, behavior, customer, params)
     sub["discounts"] = make_discounts(cctx, params.get("discounts"), customer, sub)
     apply_cancel(sub, params, now)
     subscribing.save(cctx, sub)
@@ -208,15 +208,16 @@ def usable_method(ctx: Ctx, method: str, customer_id: str,
 
 
 def _check_payment_method(ctx: Ctx, sub: dict[str, Any], behavior: str,
-                          customer: dict[str, Any]) -> None:
+                          customer: dict[str, Any], params: dict[str, Any]) -> None:
     if sub["collection_method"] != "charge_automatically" or sub["trial_end"] or \
             behavior == "default_incomplete":
         return
     if sub["default_payment_method"] or (customer.get("invoice_settings") or {}).get(
             "default_payment_method"):
         return
-    if all(items.full_amount(ctx, i, sub["currency"]) == 0
-           for i in subscribing.live_items(ctx, sub)):
+    due = sum(items.full_amount(ctx, i, sub["currency"]) for i in subscribing.live_items(
+        ctx, sub)) + _one_off_amount(ctx, params, sub["currency"])
+    if _nothing_due(ctx, params, customer, sub["currency"], due):
         return
     for item_id in sub["_item_ids"]:
         ctx.remove(item_id)
@@ -224,6 +225,52 @@ def _check_payment_method(ctx: Ctx, sub: dict[str, Any], behavior: str,
                          "method. Please consider adding a default payment method. For more "
                          "information, visit https://stripe.com/docs/billing/subscriptions/"
                          "payment-methods-setting#payment-method-priority.")
+
+
+def _one_off_amount(ctx: Ctx, params: dict[str, Any], currency: str) -> int:
+    total = 0
+    for spec in params.get("add_invoice_items") or []:
+        price = ctx.maybe(spec.get("price"), "price") or spec.get("price_data") or {}
+        total += timing.price_amount(price, int(spec.get("quantity") or 1), currency)
+    return total
+
+
+def _nothing_due(ctx: Ctx, params: dict[str, Any], customer: dict[str, Any], currency: str,
+                 due: int) -> bool:
+    """Whether the first invoice will ask for nothing: a coupon that takes all of it, or a
+    credit balance that covers it. Then no payment method is needed yet (the customer
+    gets a pending SetupIntent instead)."""
+    if due <= 0:
+        return True
+    for coupon in _coupons(ctx, params, customer):
+        if float(coupon.get("percent_off") or 0) >= 100:
+            return True
+        if coupon.get("amount_off") and coupon.get("currency") == currency and \
+                int(coupon["amount_off"]) >= due:
+            return True
+    balance = int(customer.get("balance") or 0)
+    return customer.get("currency") in (None, currency) and -balance >= due
+
+
+def _coupons(ctx: Ctx, params: dict[str, Any], customer: dict[str, Any]) -> list[Any]:
+    """The coupons the first invoice will carry: the subscription's, else the customer's.
+    Unknown ids are left for make_discounts to refuse."""
+    found = []
+    for spec in params.get("discounts") or []:
+        if spec.get("coupon"):
+            found.append(ctx.maybe(spec["coupon"], "coupon"))
+        elif spec.get("promotion_code"):
+            promo = ctx.maybe(spec["promotion_code"], "promotion_code") or {}
+            found.append(ctx.maybe((promo.get("promotion") or {}).get("coupon"), "coupon"))
+        elif spec.get("discount"):
+            discount = ctx.maybe(spec["discount"], "discount") or {}
+            found.append(ctx.maybe((discount.get("source") or {}).get("coupon"), "coupon"))
+    if not params.get("discounts"):
+        from ..resources.customer_discounts import customer_discount
+        inherited = ctx.maybe(customer_discount(ctx, customer["id"], ctx.now()), "discount")
+        found.append(ctx.maybe(((inherited or {}).get("source") or {}).get("coupon"),
+                               "coupon"))
+    return [c for c in found if c]
 
 
 def _anchor_lines(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any], now: int, anchor: int,
