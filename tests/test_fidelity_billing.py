@@ -497,3 +497,25 @@ def test_trial_ending_without_card_pauses_then_resumes(versioned: stripe.StripeC
     resumed = versioned.v1.subscriptions.resume(sub.id, params={
         "billing_cycle_anchor": anchor, "expand": ["latest_invoice"]})
     assert (resumed.status, resumed.latest_invoice.amount_paid) == ("active", 1200)
+
+
+def test_renewal_event_names_the_old_period(versioned: stripe.StripeClient,
+                                            version: str) -> None:
+    """At renewal customer.subscription.updated says what changed: before basil the old
+    `current_period_start/end`; from basil the `items` whose billing periods moved
+    (https://docs.stripe.com/changelog/basil/2025-03-31/deprecate-subscription-current-period-start-and-end)."""
+    shop = Shop(versioned, version)
+    shop.subscribe(shop.price(2000))
+    shop.advance(FEB_1 + 2 * 3600)
+    [renewal] = [e for e in versioned.v1.events.list(params={
+        "type": "customer.subscription.updated"}).data if e.created == FEB_1]
+    previous = renewal.data.to_dict()["previous_attributes"]
+    if newer(version, BASIL):
+        assert "current_period_start" not in previous
+        [old_item] = previous["items"]["data"]
+        assert (old_item["current_period_start"], old_item["current_period_end"]) == (
+            JAN_1, FEB_1)
+    else:
+        assert (previous["current_period_start"], previous["current_period_end"]) == (
+            JAN_1, FEB_1)
+        assert "items" not in previous

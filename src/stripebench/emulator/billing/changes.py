@@ -36,7 +36,7 @@ def update_subscription(ctx: Ctx, sub: dict[str, Any], params: dict[str, Any]) -
     tax = None
     if "automatic_tax" in params:  # checked before anything changes
         tax = automatic_tax(params, cctx.get(sub["customer"], "customer"))
-    before = {k: v for k, v in sub.items() if not k.startswith("_")}
+    before = subscribing.snapshot(sub)
     when = int(params.get("proration_date") or now)
     behavior = params.get("proration_behavior", "create_prorations")
     old_cycle = _cycle(cctx, sub)

@@ -347,7 +347,7 @@ def _on_setup_succeeded(ctx: Ctx, event: dict[str, Any]) -> None:
     sub = ctx.maybe(stored.get("_subscription"), "subscription")
     if sub is None or sub.get("pending_setup_intent") != si["id"]:
         return
-    before = {k: v for k, v in sub.items() if not k.startswith("_")}
+    before = subscribing.snapshot(sub)
     sub["pending_setup_intent"] = None
     if (sub.get("payment_settings") or {}).get("save_default_payment_method") == \
             "on_subscription" and not sub.get("default_payment_method"):

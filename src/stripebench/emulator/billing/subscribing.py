@@ -7,6 +7,7 @@ subscription level. All times come from the customer's clock (`timing.for_custom
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ..context import Ctx
@@ -47,8 +48,14 @@ def next_period_end(ctx: Ctx, sub: dict[str, Any], start: int) -> int:
     return timing.period_after(cycle_price(ctx, sub), sub["billing_cycle_anchor"], start)
 
 
+def snapshot(sub: dict[str, Any]) -> dict[str, Any]:
+    """The subscription's public fields as they are now, items included (deep: item
+    periods change in place), for an event's `previous_attributes`."""
+    return copy.deepcopy({k: v for k, v in sub.items() if not k.startswith("_")})
+
+
 def transition(ctx: Ctx, sub: dict[str, Any], status: str, **fields: Any) -> None:
-    before = {k: v for k, v in sub.items() if not k.startswith("_")}
+    before = snapshot(sub)
     sub["status"] = status
     sub.update(fields)
     save(ctx, sub)
@@ -152,7 +159,7 @@ def renew(ctx: Ctx, sub: dict[str, Any]) -> dict[str, Any] | None:
     if was_trial and _end_trial_without_method(ctx, sub):
         return None
     new_end = next_period_end(ctx, sub, old_end)
-    before = {k: v for k, v in sub.items() if not k.startswith("_")}
+    before = snapshot(sub)
     set_period(ctx, sub, old_end, new_end)
     if was_trial:
         sub["status"] = "active"
@@ -200,7 +207,7 @@ def resume(ctx: Ctx, sub: dict[str, Any], anchor: str, proration_behavior: str) 
     the default) invoiced in full, or the unchanged cycle with the rest of its current
     period prorated to the second (nothing with `proration_behavior=none`)."""
     now = ctx.now()
-    before = {k: v for k, v in sub.items() if not k.startswith("_")}
+    before = snapshot(sub)
     if anchor == "unchanged":
         start = sub["billing_cycle_anchor"]
         end = next_period_end(ctx, sub, start)

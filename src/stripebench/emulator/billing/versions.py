@@ -41,6 +41,34 @@ def subscription_periods(ctx: Ctx, obj: dict[str, Any]) -> None:
         obj["discount"] = _discount_view(ctx, discount) if discount else None
 
 
+@response_change(BASIL, "event")
+def subscription_event_periods(ctx: Ctx, obj: dict[str, Any]) -> None:
+    """Before basil a subscription event's `previous_attributes` name the old
+    `current_period_start/end`; from basil the change shows in `items` (the stored shape,
+    read back from the stored event since the rendered items lost their periods)."""
+    data = obj.get("data") or {}
+    previous = data.get("previous_attributes")
+    if not previous or "items" not in previous or \
+            (data.get("object") or {}).get("object") != "subscription":
+        return
+    stored = ctx.maybe(obj.get("id"), "event") or {}
+    stored_data = stored.get("data") or {}
+    old_items = ((stored_data.get("previous_attributes") or {}).get("items") or {}).get(
+        "data") or []
+    new_items = ((stored_data.get("object") or {}).get("items") or {}).get("data") or []
+    if not old_items or not new_items:
+        return
+    periods = ("current_period_start", "current_period_end")
+    if [old_items[0].get(k) for k in periods] != [new_items[0].get(k) for k in periods]:
+        for key in periods:
+            previous[key] = old_items[0].get(key)
+
+    def without_periods(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in e.items() if k not in periods} for e in entries]
+    if without_periods(old_items) == without_periods(new_items):
+        previous.pop("items")
+
+
 @response_change(BASIL, "subscription_item")
 def item_periods(ctx: Ctx, obj: dict[str, Any]) -> None:
     obj.pop("current_period_start", None)
