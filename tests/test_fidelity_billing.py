@@ -351,6 +351,10 @@ def test_schedule_starting_now_drafts_its_first_invoice(versioned: stripe.Stripe
                                               params={"expand": ["latest_invoice"]})
     assert (sub.status, sub.latest_invoice.status, sub.schedule) == (
         "active", "draft", schedule.id)
+    # A subscription's draft is not deleted but voided once finalized
+    # (https://docs.stripe.com/api/invoices/delete).
+    with pytest.raises(stripe.InvalidRequestError):
+        versioned.v1.invoices.delete(sub.latest_invoice.id)
     wrong = {"iterations": 1} if modern else {"duration": {"interval": "month"}}
     with pytest.raises(stripe.InvalidRequestError) as caught:
         versioned.v1.subscription_schedules.create(params={  # type: ignore[misc]

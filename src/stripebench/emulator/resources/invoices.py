@@ -112,6 +112,9 @@ def delete(ctx: Ctx, params: dict[str, Any], invoice: str) -> dict[str, Any]:
     if inv["status"] != "draft":
         raise InvalidRequest("You can only delete draft invoices. Use void for finalized "
                              "invoices.", param="invoice")
+    if invoicing.subscription_of(inv):
+        raise InvalidRequest("You can't delete invoices created by subscriptions; finalize "
+                             "and void it instead.", param="invoice")
     for item in ctx.account.iter_type("invoiceitem"):
         if item.get("invoice") == inv["id"]:
             ctx.remove(item["id"])
