@@ -159,3 +159,36 @@ def test_default_settings_refusals(client: stripe.StripeClient) -> None:
     assert client.v1.subscription_schedules.list(
         params={"customer": shop.customer.id}).data == []
     assert client.v1.subscriptions.list(params={"customer": shop.customer.id}).data == []
+
+
+def test_phase_discounts_apply_while_the_phase_runs(client: stripe.StripeClient) -> None:
+    """A phase's `discounts` discount the subscription during that phase only: an intro
+    coupon on the first phase, full price in the next
+    (https://docs.stripe.com/api/subscription_schedules/create, phases.discounts).
+    Phase settings the emulator would not apply are refused, not dropped."""
+    shop = make_shop(client)
+    price = shop.price(2000)
+    intro = client.v1.coupons.create(params={"percent_off": 50, "duration": "forever"})
+    schedule = client.v1.subscription_schedules.create(params={
+        "customer": shop.customer.id, "start_date": "now",
+        "phases": [{"items": [{"price": price.id}], "discounts": [{"coupon": intro.id}],
+                    "duration": {"interval": "month"}},
+                   {"items": [{"price": price.id}], "duration": {"interval": "month"}}]})
+    assert schedule.phases[0].discounts[0].coupon == intro.id
+    shop.advance(at(1, 1, 2))
+    shop.advance(at(2, 1, 2))
+    invoices = client.v1.invoices.list(params={"subscription": schedule.subscription}).data
+    assert [i.amount_paid for i in reversed(invoices)] == [1000, 2000]
+    with pytest.raises(stripe.InvalidRequestError) as caught:
+        client.v1.subscription_schedules.create(params={
+            "customer": shop.customer.id, "start_date": "now",
+            "phases": [{"items": [{"price": price.id}], "duration": {"interval": "month"},
+                        "add_invoice_items": [{"price": price.id}]}]})
+    assert caught.value.code == "emulator_unsupported"
+    assert caught.value.param == "phases[0][add_invoice_items]"
+    with pytest.raises(stripe.InvalidRequestError) as caught:
+        client.v1.subscription_schedules.create(params={
+            "customer": shop.customer.id, "start_date": "now",
+            "phases": [{"items": [{"price": price.id}], "duration": {"interval": "month"},
+                        "discounts": [{"coupon": "nope"}]}]})
+    assert caught.value.param == "phases[0][discounts][0][coupon]"

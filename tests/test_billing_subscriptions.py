@@ -456,3 +456,22 @@ def test_free_first_invoice_needs_no_card_but_leaves_a_setup_intent(
         "expand": ["latest_invoice", "pending_setup_intent"]})
     assert (credited.status, credited.latest_invoice.amount_due) == ("active", 0)
     assert credited.pending_setup_intent.status == "requires_payment_method"
+
+
+def test_update_refuses_pending_updates_and_saves_payment_settings(
+        client: stripe.StripeClient) -> None:
+    """`payment_behavior=pending_if_incomplete` (pending updates) is not emulated and says
+    so rather than applying the change at once; `payment_settings` on update is kept."""
+    shop = make_shop(client)
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": shop.price(1000).id}]})
+    with pytest.raises(stripe.InvalidRequestError) as caught:
+        client.v1.subscriptions.update(sub.id, params={
+            "items": [{"id": sub["items"].data[0].id, "quantity": 2}],
+            "payment_behavior": "pending_if_incomplete"})
+    assert (caught.value.code, caught.value.param) == ("emulator_unsupported",
+                                                        "payment_behavior")
+    assert client.v1.subscriptions.retrieve(sub.id)["items"].data[0].quantity == 1
+    saved = client.v1.subscriptions.update(sub.id, params={
+        "payment_settings": {"save_default_payment_method": "on_subscription"}})
+    assert saved.payment_settings.save_default_payment_method == "on_subscription"

@@ -59,6 +59,10 @@ def update_subscription(ctx: Ctx, sub: dict[str, Any], params: dict[str, Any]) -
         sub["trial_settings"] = {"end_behavior": {
             **((sub.get("trial_settings") or {}).get("end_behavior") or {}),
             **params["trial_settings"]["end_behavior"]}}
+    save = (params.get("payment_settings") or {}).get("save_default_payment_method")
+    if save:
+        sub["payment_settings"] = {**(sub.get("payment_settings") or {}),
+                                   "save_default_payment_method": save}
     if "pause_collection" in params:
         sub["pause_collection"] = params["pause_collection"]
     if tax is not None:  # applies from the next invoice on

@@ -24,6 +24,8 @@ LIVE = ("not_started", "active")
 # Settings the engine would not apply: refused rather than silently ignored.
 UNSUPPORTED_SETTINGS = ("application_fee_percent", "billing_thresholds", "on_behalf_of",
                         "transfer_data")
+UNSUPPORTED_PHASE = ("add_invoice_items", "application_fee_percent", "automatic_tax",
+                     "billing_thresholds", "default_tax_rates", "on_behalf_of", "transfer_data")
 
 
 def _phases(ctx: Ctx, specs: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
@@ -34,9 +36,13 @@ def _phases(ctx: Ctx, specs: list[dict[str, Any]], start: int) -> list[dict[str,
         if not spec.get("items"):
             raise InvalidRequest(f"Missing required param: {param}[items].",
                                  code="parameter_missing", param=f"{param}[items]")
+        _refuse_unsupported_phase(spec, param)
         prices = [items.resolve_price(ctx, i, f"{param}[items][{k}]")
                   for k, i in enumerate(spec["items"])]
         recurring = prices[0]["recurring"]
+        if spec.get("currency") and str(spec["currency"]).lower() != prices[0]["currency"]:
+            raise Unsupported("a phase currency other than its prices' currency",
+                              param=f"{param}[currency]")
         if spec.get("end_date"):
             end = int(spec["end_date"])
         elif spec.get("duration"):
@@ -54,7 +60,8 @@ def _phases(ctx: Ctx, specs: list[dict[str, Any]], start: int) -> list[dict[str,
             "billing_cycle_anchor": spec.get("billing_cycle_anchor"), "billing_thresholds": None,
             "collection_method": spec.get("collection_method"), "currency": prices[0]["currency"],
             "default_payment_method": spec.get("default_payment_method"),
-            "default_tax_rates": [], "description": spec.get("description"), "discounts": [],
+            "default_tax_rates": [], "description": spec.get("description"),
+            "discounts": _phase_discounts(ctx, spec.get("discounts"), param),
             "end_date": end, "invoice_settings": _invoice_settings(spec, None),
             "items": [{"billing_thresholds": None, "discounts": [], "metadata":
                        i.get("metadata") or {}, "plan": p["id"], "price": p["id"],
@@ -65,6 +72,42 @@ def _phases(ctx: Ctx, specs: list[dict[str, Any]], start: int) -> list[dict[str,
             "start_date": start, "transfer_data": None, "trial_end": trial_end})
         start = end
     return phases
+
+
+def _refuse_unsupported_schedule(params: dict[str, Any]) -> None:
+    for name in ("pause_schedules", "customer_account"):
+        if params.get(name) not in (None, "", {}, []):
+            raise Unsupported(f"`{name}` on subscription schedules", param=name)
+    if (params.get("billing_mode") or {}).get("type") not in (None, "classic"):
+        raise Unsupported("flexible billing mode", param="billing_mode[type]")
+
+
+def _refuse_unsupported_phase(spec: dict[str, Any], param: str) -> None:
+    for name in UNSUPPORTED_PHASE:
+        if spec.get(name) not in (None, "", {}, []):
+            raise Unsupported(f"`{name}` on subscription schedule phases",
+                              param=f"{param}[{name}]")
+    if spec.get("billing_cycle_anchor") not in (None, "automatic"):
+        raise Unsupported("`billing_cycle_anchor=phase_start` on subscription schedule phases",
+                          param=f"{param}[billing_cycle_anchor]")
+
+
+def _phase_discounts(ctx: Ctx, specs: Any, param: str) -> list[dict[str, Any]]:
+    """A phase's coupons / promotion codes / discounts, checked now and applied to the
+    subscription while the phase runs (the next phase replaces them)."""
+    found = []
+    for n, spec in enumerate(specs or []):
+        for name, kind in (("coupon", "coupon"), ("promotion_code", "promotion_code"),
+                           ("discount", "discount")):
+            if spec.get(name):
+                ctx.get(spec[name], kind, f"{param}[discounts][{n}][{name}]")
+        found.append({"coupon": spec.get("coupon"), "discount": spec.get("discount"),
+                      "promotion_code": spec.get("promotion_code")})
+    return found
+
+
+def _discount_params(phase: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in d.items() if v} for d in phase.get("discounts") or []]
 
 
 def _invoice_settings(spec: dict[str, Any], issuer: Any) -> dict[str, Any] | None:
@@ -153,6 +196,8 @@ def _start(ctx: Ctx, schedule: dict[str, Any]) -> None:
                               **_settings(schedule, phase)}
     if phase["trial_end"]:
         params["trial_end"] = phase["trial_end"]
+    if phase.get("discounts"):
+        params["discounts"] = _discount_params(phase)
     if (schedule["default_settings"].get("automatic_tax") or {}).get("enabled"):
         params["automatic_tax"] = {"enabled": True}
     sub = create_subscription(ctx, params)
@@ -172,7 +217,7 @@ def _enter(ctx: Ctx, schedule: dict[str, Any], phase: dict[str, Any]) -> None:
     changes += _item_params(phase)
     params: dict[str, Any] = {"items": changes, "proration_behavior": "none"
                               if ctx.now() >= sub["_period"][1] else phase["proration_behavior"],
-                              **_settings(schedule, phase)}
+                              "discounts": _discount_params(phase), **_settings(schedule, phase)}
     if phase["trial_end"]:
         params["trial_end"] = phase["trial_end"]
     update_subscription(ctx, sub, params)
@@ -240,6 +285,7 @@ advance.SCHEDULE_HOOKS.append(clock_actions)
 
 @api("POST", "/v1/subscription_schedules")
 def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    _refuse_unsupported_schedule(params)
     schedule = ctx.new("subscription_schedule", "sub_sched")
     if params.get("from_subscription"):
         extra = sorted(set(params) - {"from_subscription", "expand", "metadata"})
@@ -298,6 +344,7 @@ def retrieve(ctx: Ctx, params: dict[str, Any], schedule: str) -> dict[str, Any]:
 
 @api("POST", "/v1/subscription_schedules/{schedule}")
 def update(ctx: Ctx, params: dict[str, Any], schedule: str) -> dict[str, Any]:
+    _refuse_unsupported_schedule(params)
     obj = ctx.get(schedule, "subscription_schedule")
     if obj["status"] not in LIVE:
         raise InvalidRequest(f"You cannot update a subscription schedule that is "

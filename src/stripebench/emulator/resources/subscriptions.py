@@ -58,6 +58,9 @@ def retrieve(ctx: Ctx, params: dict[str, Any], subscription_exposed_id: str) -> 
 def update(ctx: Ctx, params: dict[str, Any], subscription_exposed_id: str) -> dict[str, Any]:
     sub = ctx.get(subscription_exposed_id, "subscription")
     refuse_unsupported(params, UNSUPPORTED + UNSUPPORTED_ON_UPDATE)
+    if params.get("payment_behavior") == "pending_if_incomplete":
+        raise Unsupported("pending updates (`payment_behavior=pending_if_incomplete`)",
+                          param="payment_behavior")
     return update_subscription(ctx, sub, params)
 
 
