@@ -3,6 +3,8 @@ cancellation, listing. Amounts are checked against figures computed by hand."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import stripe
 
@@ -475,3 +477,23 @@ def test_update_refuses_pending_updates_and_saves_payment_settings(
     saved = client.v1.subscriptions.update(sub.id, params={
         "payment_settings": {"save_default_payment_method": "on_subscription"}})
     assert saved.payment_settings.save_default_payment_method == "on_subscription"
+
+
+@pytest.mark.parametrize(("extra", "param"), [
+    ({"payment_settings": {"payment_method_types": ["card", "us_bank_account"]}},
+     "payment_settings[payment_method_types]"),
+    ({"invoice_settings": {"account_tax_ids": ["txi_123"]}},
+     "invoice_settings[account_tax_ids]")])
+def test_settings_not_applied_are_refused(client: stripe.StripeClient, extra: dict[str, Any],
+                                          param: str) -> None:
+    """Settings the emulator would not apply fail loudly, on create and on update."""
+    shop = make_shop(client)
+    price = shop.price(1000)
+    with pytest.raises(stripe.InvalidRequestError) as caught:
+        client.v1.subscriptions.create(params={  # type: ignore[misc]
+            "customer": shop.customer.id, "items": [{"price": price.id}], **extra})
+    assert (caught.value.code, caught.value.param) == ("emulator_unsupported", param)
+    sub = client.v1.subscriptions.create(params={"customer": shop.customer.id,
+                                                 "items": [{"price": price.id}]})
+    with pytest.raises(stripe.InvalidRequestError):
+        client.v1.subscriptions.update(sub.id, params=extra)  # type: ignore[arg-type]

@@ -41,6 +41,17 @@ def refuse_unsupported(params: dict[str, Any], names: tuple[str, ...] = UNSUPPOR
             raise Unsupported(f"`{name}` on subscriptions", param=name)
     if (params.get("billing_mode") or {}).get("type") not in (None, "classic"):
         raise Unsupported("flexible billing mode", param="billing_mode[type]")
+    types = (params.get("payment_settings") or {}).get("payment_method_types") or []
+    if [t for t in types if t != "card"]:
+        raise Unsupported("subscription payment method types other than card",
+                          param="payment_settings[payment_method_types]")
+    invoice_settings = params.get("invoice_settings") or {}
+    if invoice_settings.get("account_tax_ids"):
+        raise Unsupported("`invoice_settings[account_tax_ids]` on subscriptions",
+                          param="invoice_settings[account_tax_ids]")
+    if (invoice_settings.get("issuer") or {}).get("type") == "account":
+        raise Unsupported("another account as the invoices' issuer",
+                          param="invoice_settings[issuer][type]")
 
 
 @api("POST", "/v1/subscriptions")
