@@ -3,7 +3,8 @@ start times, end_behavior release / cancel, from_subscription, update, release, 
 
 Phase changes happen at the simulated time of the customer's clock: on a test clock
 `advance` (registered in `billing.advance.SCHEDULE_HOOKS`) or, for schedules starting
-`now`, at creation.
+`now`, at creation. The subscription a schedule starts gets its first invoice as a draft
+(no payment method needed yet); `default_settings` fill in what a phase leaves unset.
 """
 
 from __future__ import annotations
