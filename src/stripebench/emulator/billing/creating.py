@@ -29,10 +29,10 @@ def create_subscription(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     currency; internal `_draft_first_invoice` (schedules), `_tax_location` and
     `_passed_anchor_bills_full` (Checkout).
     The first invoice is finalized at once (schedules: an hour later); when something is
-    due it carries a
-    PaymentIntent (`invoice.confirmation_secret`), which is confirmed with the default
-    payment method unless payment_behavior=default_incomplete. Returns the stored
-    subscription dict (status incomplete / active / trialing).
+    due it carries a PaymentIntent (`invoice.confirmation_secret`), which is confirmed
+    with the default payment method unless payment_behavior=default_incomplete; when
+    nothing is due a SetupIntent may be left on `pending_setup_intent`. Returns the
+    stored subscription dict (status incomplete / active / trialing).
     """
     customer = ctx.get(require(params, "customer"), "customer", "customer")
     cctx = timing.for_customer(ctx, customer)
