@@ -63,6 +63,7 @@ def test_resume_keeping_the_cycle_prorates(client: stripe.StripeClient) -> None:
     # 13 days 17 hours of February's 28 days remain: 3100 × 1,184,400 / 2,419,200 = 1517.71.
     [line] = resumed.latest_invoice.lines.data
     assert line.amount == 1518 and resumed.latest_invoice.amount_paid == 1518
+    assert line.description == "Remaining time on Gold after 15 Feb 2026"  # a proration line
     assert resumed.billing_cycle_anchor == JAN_1 + 31 * DAY
 
 

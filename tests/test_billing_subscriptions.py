@@ -3,6 +3,8 @@ cancellation, listing. Amounts are checked against figures computed by hand."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import stripe
 
@@ -120,6 +122,8 @@ def test_billing_cycle_anchor_prorates_first_period(client: stripe.StripeClient)
     # Jan 15 → Feb 1 is 17 of January's 31 days: 3100 × 17/31 = 1700.
     assert sub.latest_invoice.amount_paid == 1700
     assert sub.latest_invoice.lines.data[0].parent.subscription_item_details.proration
+    assert sub.latest_invoice.lines.data[0].description == (
+        "Remaining time on Gold after 15 Jan 2026")
     assert sub["items"].data[0].current_period_end == JAN_1 + 31 * DAY
     none = client.v1.subscriptions.create(params={
         "customer": shop.customer.id, "items": [{"price": shop.price(3100).id}],
@@ -152,8 +156,8 @@ def test_upgrade_prorates_to_the_second(client: stripe.StripeClient) -> None:
     assert (inv.billing_reason, inv.amount_paid, inv.status) == (
         "subscription_update", 4171 - 2018, "paid")
     assert sorted(line.description for line in inv.lines.data) == [
-        "Remaining time on 1 × Gold after Jan 11, 2026",
-        "Unused time on 1 × Gold after Jan 11, 2026"]
+        "Remaining time on Gold after 11 Jan 2026",
+        "Unused time on Gold after 11 Jan 2026"]
     assert updated["items"].data[0].price.id == dear.id
 
 
@@ -169,6 +173,11 @@ def test_quantity_change_prorations_land_on_renewal(client: stripe.StripeClient)
     # 10 of 31 days left: -3100 × 10/31 = -1000 and 9300 × 10/31 = 3000.
     assert sorted(i.amount for i in pending) == [-1000, 3000]
     assert all(i.proration for i in pending)
+    # The unit count shows only above one, as on Stripe's proration lines
+    # (https://docs.stripe.com/billing/subscriptions/prorations: "Unused time on ..." /
+    # "Remaining time on ..."; the date reads day, short month, year).
+    assert sorted(i.description for i in pending) == [
+        "Remaining time on 3 × Gold after 22 Jan 2026", "Unused time on Gold after 22 Jan 2026"]
     shop.advance(JAN_1 + 31 * DAY + 2 * 3600)
     [renewal] = client.v1.invoices.list(params={
         "subscription": sub.id, "status": "paid", "created": {"gt": JAN_1}}).data
@@ -260,16 +269,58 @@ def test_add_invoice_items_and_subscription_items(client: stripe.StripeClient) -
     assert len(client.v1.subscriptions.retrieve(sub.id)["items"].data) == 1
 
 
-def test_trial_without_card_gets_a_pending_setup_intent(client: stripe.StripeClient) -> None:
+@pytest.mark.parametrize("behavior", ["allow_incomplete", "default_incomplete",
+                                      "error_if_incomplete"])
+def test_trial_without_card_gets_a_pending_setup_intent(client: stripe.StripeClient,
+                                                        behavior: str) -> None:
+    """A subscription with nothing to pay now (here a trial) and no payment method gets a
+    SetupIntent waiting for the customer, whatever the payment_behavior
+    (https://docs.stripe.com/billing/subscriptions/deferred-payment). Completing it clears
+    `pending_setup_intent`; with save_default_payment_method=on_subscription its card
+    becomes the subscription's default and pays the first invoice after the trial."""
     shop = make_shop(client, card=False)
     sub = client.v1.subscriptions.create(params={
         "customer": shop.customer.id, "items": [{"price": shop.price(900).id}],
-        "trial_period_days": 30, "payment_behavior": "default_incomplete",
+        "trial_period_days": 30, "payment_behavior": behavior,
+        "payment_settings": {"save_default_payment_method": "on_subscription"},
         "expand": ["pending_setup_intent"]})
     assert sub.status == "trialing"
     intent = sub.pending_setup_intent
     assert intent.customer == shop.customer.id and intent.usage == "off_session"
+    assert intent.status == "requires_payment_method"
     assert intent.client_secret.startswith(intent.id + "_secret_")
+    client.v1.setup_intents.confirm(intent.id, params={"payment_method": "pm_card_visa"})
+    sub = client.v1.subscriptions.retrieve(sub.id)
+    assert sub.pending_setup_intent is None
+    assert sub.default_payment_method == client.v1.setup_intents.retrieve(
+        intent.id).payment_method
+    shop.advance(JAN_1 + 30 * DAY + 2 * 3600)
+    sub = client.v1.subscriptions.retrieve(sub.id, params={"expand": ["latest_invoice"]})
+    assert (sub.status, sub.latest_invoice.amount_paid) == ("active", 900)
+
+
+def test_nothing_pending_when_the_card_is_ready(client: stripe.StripeClient) -> None:
+    """A saved card that needs no authentication leaves nothing pending; one that must
+    authenticate off session leaves a SetupIntent in requires_action; with something to
+    pay now there is no SetupIntent at all (the invoice's PaymentIntent does the work)."""
+    shop = make_shop(client)
+    price = shop.price(900)
+    trial = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}], "trial_period_days": 7})
+    cardless = client.v1.customers.create(params={"test_clock": shop.clock.id})
+    anchored = client.v1.subscriptions.create(params={  # free until the anchor: no card needed
+        "customer": cardless.id, "items": [{"price": price.id}],
+        "billing_cycle_anchor": JAN_1 + 10 * DAY, "proration_behavior": "none"})
+    assert anchored.status == "active" and anchored.pending_setup_intent
+    paying = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}]})
+    assert trial.pending_setup_intent is None and paying.pending_setup_intent is None
+    guarded_card = shop.use_card("pm_card_authenticationRequiredOnSetup")
+    guarded = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}], "trial_period_days": 7,
+        "expand": ["pending_setup_intent"]})
+    assert guarded.pending_setup_intent.status == "requires_action"
+    assert guarded.pending_setup_intent.payment_method == guarded_card.id
 
 
 def test_send_invoice_subscription_goes_past_due(client: stripe.StripeClient) -> None:
@@ -379,3 +430,70 @@ def test_clock_advances_at_most_two_intervals(client: stripe.StripeClient) -> No
     client.v1.subscriptions.cancel(weekly.id)
     assert not refused(JAN_1 + 73 * DAY)  # the monthly one alone: Jan 15 + 2 months = Mar 15
     assert client.v1.subscriptions.retrieve(monthly.id).status == "active"
+
+
+def test_free_first_invoice_needs_no_card_but_leaves_a_setup_intent(
+        client: stripe.StripeClient) -> None:
+    """A 100% coupon or a credit balance covering the first invoice means nothing is
+    charged now: the subscription starts without a payment method and a SetupIntent waits
+    for the customer (https://docs.stripe.com/billing/subscriptions/deferred-payment lists
+    coupons and customer credit among the no-payment cases). A 50% coupon still needs one."""
+    shop = make_shop(client, card=False)
+    price = shop.price(2000)
+    free = client.v1.coupons.create(params={"percent_off": 100, "duration": "once"})
+    half = client.v1.coupons.create(params={"percent_off": 50, "duration": "once"})
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}],
+        "discounts": [{"coupon": free.id}], "expand": ["latest_invoice", "pending_setup_intent"]})
+    assert (sub.status, sub.latest_invoice.amount_due) == ("active", 0)
+    assert sub.pending_setup_intent.status == "requires_payment_method"
+    with pytest.raises(stripe.InvalidRequestError):
+        client.v1.subscriptions.create(params={
+            "customer": shop.customer.id, "items": [{"price": price.id}],
+            "discounts": [{"coupon": half.id}]})
+    client.v1.customers.balance_transactions.create(shop.customer.id, params={
+        "amount": -5000, "currency": "usd"})
+    credited = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": price.id}],
+        "expand": ["latest_invoice", "pending_setup_intent"]})
+    assert (credited.status, credited.latest_invoice.amount_due) == ("active", 0)
+    assert credited.pending_setup_intent.status == "requires_payment_method"
+
+
+def test_update_refuses_pending_updates_and_saves_payment_settings(
+        client: stripe.StripeClient) -> None:
+    """`payment_behavior=pending_if_incomplete` (pending updates) is not emulated and says
+    so rather than applying the change at once; `payment_settings` on update is kept."""
+    shop = make_shop(client)
+    sub = client.v1.subscriptions.create(params={
+        "customer": shop.customer.id, "items": [{"price": shop.price(1000).id}]})
+    with pytest.raises(stripe.InvalidRequestError) as caught:
+        client.v1.subscriptions.update(sub.id, params={
+            "items": [{"id": sub["items"].data[0].id, "quantity": 2}],
+            "payment_behavior": "pending_if_incomplete"})
+    assert (caught.value.code, caught.value.param) == ("emulator_unsupported",
+                                                        "payment_behavior")
+    assert client.v1.subscriptions.retrieve(sub.id)["items"].data[0].quantity == 1
+    saved = client.v1.subscriptions.update(sub.id, params={
+        "payment_settings": {"save_default_payment_method": "on_subscription"}})
+    assert saved.payment_settings.save_default_payment_method == "on_subscription"
+
+
+@pytest.mark.parametrize(("extra", "param"), [
+    ({"payment_settings": {"payment_method_types": ["card", "us_bank_account"]}},
+     "payment_settings[payment_method_types]"),
+    ({"invoice_settings": {"account_tax_ids": ["txi_123"]}},
+     "invoice_settings[account_tax_ids]")])
+def test_settings_not_applied_are_refused(client: stripe.StripeClient, extra: dict[str, Any],
+                                          param: str) -> None:
+    """Settings the emulator would not apply fail loudly, on create and on update."""
+    shop = make_shop(client)
+    price = shop.price(1000)
+    with pytest.raises(stripe.InvalidRequestError) as caught:
+        client.v1.subscriptions.create(params={  # type: ignore[misc]
+            "customer": shop.customer.id, "items": [{"price": price.id}], **extra})
+    assert (caught.value.code, caught.value.param) == ("emulator_unsupported", param)
+    sub = client.v1.subscriptions.create(params={"customer": shop.customer.id,
+                                                 "items": [{"price": price.id}]})
+    with pytest.raises(stripe.InvalidRequestError):
+        client.v1.subscriptions.update(sub.id, params=extra)  # type: ignore[arg-type]

@@ -223,7 +223,9 @@ def challenge(rng: random.Random, number: int, difficulty: str,
         if "trial" in features:
             sub["trial_period_days"] = rng.choice([7, 14, 30])
         if "anchor" in features:
-            sub["billing_cycle_anchor"] = ANCHOR_BASE + DAY * rng.randint(10, 40)
+            # Within the first month: Stripe refuses an anchor past the next natural
+            # billing date (1 February for a monthly price bought on 1 January).
+            sub["billing_cycle_anchor"] = ANCHOR_BASE + DAY * rng.randint(10, 30)
         if sub:
             params["subscription_data"] = sub
     if "locale" in features:

@@ -16,6 +16,7 @@ from ..errors import InvalidRequest
 from ..events import changed
 from ..resources._common import merge_metadata
 from . import items, subscribing, timing
+from .creating import apply_cancel, automatic_tax
 from .discounts import make_discounts
 
 UPDATABLE_WHEN_CANCELED = {"metadata", "cancellation_details", "expand"}
@@ -34,9 +35,8 @@ def update_subscription(ctx: Ctx, sub: dict[str, Any], params: dict[str, Any]) -
                              "`billing_cycle_anchor=now`.", param="proration_date")
     tax = None
     if "automatic_tax" in params:  # checked before anything changes
-        from ..resources.subscriptions import _automatic_tax
-        tax = _automatic_tax(params, cctx.get(sub["customer"], "customer"))
-    before = {k: v for k, v in sub.items() if not k.startswith("_")}
+        tax = automatic_tax(params, cctx.get(sub["customer"], "customer"))
+    before = subscribing.snapshot(sub)
     when = int(params.get("proration_date") or now)
     behavior = params.get("proration_behavior", "create_prorations")
     old_cycle = _cycle(cctx, sub)
@@ -59,12 +59,15 @@ def update_subscription(ctx: Ctx, sub: dict[str, Any], params: dict[str, Any]) -
         sub["trial_settings"] = {"end_behavior": {
             **((sub.get("trial_settings") or {}).get("end_behavior") or {}),
             **params["trial_settings"]["end_behavior"]}}
+    save = (params.get("payment_settings") or {}).get("save_default_payment_method")
+    if save:
+        sub["payment_settings"] = {**(sub.get("payment_settings") or {}),
+                                   "save_default_payment_method": save}
     if "pause_collection" in params:
         sub["pause_collection"] = params["pause_collection"]
     if tax is not None:  # applies from the next invoice on
         sub["automatic_tax"] = tax
-    from ..resources.subscriptions import _apply_cancel
-    _apply_cancel(sub, params, now)
+    apply_cancel(sub, params, now)
     billed = None
     trial_end = params.get("trial_end")
     anchor = _anchor_type(params)

@@ -17,6 +17,9 @@ from ..errors import CardError, InvalidRequest
 from . import invoicing, timing
 from .invoicing import FAILED_HOOKS, PAID_HOOKS, RETRY_DAYS
 
+# An uncollectible invoice stays payable (or voidable): only the bookkeeping changed.
+PAYABLE = ("open", "uncollectible")
+
 
 def _payments() -> Any:
     from ..resources import payment_intents
@@ -131,8 +134,9 @@ def default_intent(ctx: Ctx, inv: dict[str, Any]) -> dict[str, Any] | None:
 
 def attempt(ctx: Ctx, inv: dict[str, Any], payment_method: str | None = None,
             raise_on_decline: bool = False) -> bool:
-    """Charge an open invoice's default PaymentIntent; True when the invoice is now paid."""
-    if inv["status"] != "open":
+    """Charge an open (or uncollectible) invoice's default PaymentIntent; True when the
+    invoice is now paid."""
+    if inv["status"] not in PAYABLE:
         raise InvalidRequest(f"Invoice is already {inv['status']}.", code="invoice_not_open"
                              if inv["status"] != "paid" else "invoice_already_paid")
     method = payment_method or default_payment_method(ctx, inv)
@@ -207,7 +211,7 @@ def settle_intent(ctx: Ctx, intent_id: str) -> None:
         inv["amount_remaining"] = max(inv["amount_due"] - inv["amount_paid"], 0)
         inv["_charge"] = pi.get("latest_charge")
         _credit_overpayment(cctx, inv)
-        if inv["amount_paid"] >= inv["amount_due"] and inv["status"] == "open":
+        if inv["amount_paid"] >= inv["amount_due"] and inv["status"] in PAYABLE:
             _mark_paid(cctx, inv)
         else:
             cctx.put(inv)

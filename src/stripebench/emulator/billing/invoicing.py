@@ -154,13 +154,14 @@ def line_item_id(line: dict[str, Any]) -> str | None:
     return item if isinstance(item, str) else None
 
 
-def pull_pending_items(ctx: Ctx, inv: dict[str, Any], subscription: str | None = None,
-                       only_subscription: bool = False) -> None:
-    """Pending invoice items of the customer (oldest first) become lines of `inv`."""
+def pending_items(ctx: Ctx, customer: str, currency: str, subscription: str | None = None,
+                  only_subscription: bool = False) -> list[dict[str, Any]]:
+    """The customer's pending invoice items (oldest first) an invoice would take."""
+    found = []
     for item in ctx.account.iter_type("invoiceitem", newest_first=False):
-        if item.get("invoice") or item["customer"] != inv["customer"]:
+        if item.get("invoice") or item["customer"] != customer:
             continue
-        if item["currency"] != inv["currency"]:
+        if item["currency"] != currency:
             continue
         item_sub = ((item.get("parent") or {}).get("subscription_details") or {}).get(
             "subscription")
@@ -168,6 +169,15 @@ def pull_pending_items(ctx: Ctx, inv: dict[str, Any], subscription: str | None =
             continue
         if item_sub and subscription and item_sub != subscription:
             continue
+        found.append(item)
+    return found
+
+
+def pull_pending_items(ctx: Ctx, inv: dict[str, Any], subscription: str | None = None,
+                       only_subscription: bool = False) -> None:
+    """Pending invoice items of the customer (oldest first) become lines of `inv`."""
+    for item in pending_items(ctx, inv["customer"], inv["currency"], subscription,
+                              only_subscription):
         item["invoice"] = inv["id"]
         ctx.put(item)
         line_for_item(ctx, inv, item)

@@ -108,3 +108,11 @@ def describe(ctx: Ctx, price: dict[str, Any], quantity: int, currency: str) -> s
     if price.get("billing_scheme") == "tiered":
         return f"{quantity} × {product_name(ctx, price)} (Tier pricing / {every})"
     return f"{quantity} × {product_name(ctx, price)} (at {money(unit, currency)} / {every})"
+
+
+def proration_text(ctx: Ctx, word: str, price: dict[str, Any], quantity: int, when: int) -> str:
+    """A proration line in Stripe's words: "Unused time on Gold after 11 Jan 2026" for one
+    unit, "Remaining time on 2 × Gold after ..." for several (the count only above one)."""
+    name = product_name(ctx, price)
+    what = f"{quantity} × {name}" if quantity > 1 else name
+    return f"{word} time on {what} after {timing.proration_date(when)}"

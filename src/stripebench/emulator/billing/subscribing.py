@@ -7,6 +7,7 @@ subscription level. All times come from the customer's clock (`timing.for_custom
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ..context import Ctx
@@ -47,8 +48,14 @@ def next_period_end(ctx: Ctx, sub: dict[str, Any], start: int) -> int:
     return timing.period_after(cycle_price(ctx, sub), sub["billing_cycle_anchor"], start)
 
 
+def snapshot(sub: dict[str, Any]) -> dict[str, Any]:
+    """The subscription's public fields as they are now, items included (deep: item
+    periods change in place), for an event's `previous_attributes`."""
+    return copy.deepcopy({k: v for k, v in sub.items() if not k.startswith("_")})
+
+
 def transition(ctx: Ctx, sub: dict[str, Any], status: str, **fields: Any) -> None:
-    before = {k: v for k, v in sub.items() if not k.startswith("_")}
+    before = snapshot(sub)
     sub["status"] = status
     sub.update(fields)
     save(ctx, sub)
@@ -152,7 +159,7 @@ def renew(ctx: Ctx, sub: dict[str, Any]) -> dict[str, Any] | None:
     if was_trial and _end_trial_without_method(ctx, sub):
         return None
     new_end = next_period_end(ctx, sub, old_end)
-    before = {k: v for k, v in sub.items() if not k.startswith("_")}
+    before = snapshot(sub)
     set_period(ctx, sub, old_end, new_end)
     if was_trial:
         sub["status"] = "active"
@@ -200,7 +207,7 @@ def resume(ctx: Ctx, sub: dict[str, Any], anchor: str, proration_behavior: str) 
     the default) invoiced in full, or the unchanged cycle with the rest of its current
     period prorated to the second (nothing with `proration_behavior=none`)."""
     now = ctx.now()
-    before = {k: v for k, v in sub.items() if not k.startswith("_")}
+    before = snapshot(sub)
     if anchor == "unchanged":
         start = sub["billing_cycle_anchor"]
         end = next_period_end(ctx, sub, start)
@@ -219,6 +226,9 @@ def resume(ctx: Ctx, sub: dict[str, Any], anchor: str, proration_behavior: str) 
             line["amount"] = line["subtotal"] = 0 if proration_behavior == "none" else \
                 timing.prorate(int(line["amount"]), end - now, end - start)
             line["parent"]["subscription_item_details"]["proration"] = True
+            price = ctx.get(line["pricing"]["price_details"]["price"], "price")
+            line["description"] = items.proration_text(ctx, "Remaining", price,
+                                                       int(line["quantity"] or 0), now)
     sub["latest_invoice"] = inv["id"]
     save(ctx, sub)
     ctx.emit("customer.subscription.resumed", sub)
@@ -249,7 +259,6 @@ def proration_specs(ctx: Ctx, sub: dict[str, Any], old: tuple[dict[str, Any], in
         return []
     specs = []
     span, remaining = end - start, end - when
-    date = timing.fmt_date(when)
     for sign, pair, word in ((-1, old, "Unused"), (1, new, "Remaining")):
         if pair is None or items.is_metered(pair[0]):
             continue
@@ -258,8 +267,7 @@ def proration_specs(ctx: Ctx, sub: dict[str, Any], old: tuple[dict[str, Any], in
                                        remaining, span)
         specs.append({"amount": amount, "price": price, "quantity": quantity,
                       "period": (when, end),
-                      "description": f"{word} time on {quantity} × "
-                                     f"{items.product_name(ctx, price)} after {date}"})
+                      "description": items.proration_text(ctx, word, price, quantity, when)})
     return specs
 
 
@@ -356,7 +364,7 @@ def _on_paid(ctx: Ctx, inv: dict[str, Any]) -> None:
 
 def _on_failed(ctx: Ctx, inv: dict[str, Any]) -> None:
     sub = ctx.maybe(invoicing.subscription_of(inv), "subscription")
-    if sub is None or inv["billing_reason"] == "subscription_create":
+    if sub is None or sub["status"] == "incomplete":  # the first payment: stays incomplete
         return
     if sub["status"] in ("active", "trialing"):
         transition(ctx, sub, "past_due")

@@ -105,6 +105,12 @@ def period_after(price: dict[str, Any], anchor: int, start: int) -> int:
                          int(recurring.get("interval_count") or 1), start)
 
 
+def natural_billing_date(prices: list[dict[str, Any]], start: int) -> int:
+    """When a subscription starting at `start` would first bill again by itself: one
+    interval of its (shortest) recurring price later."""
+    return min(period_after(price, start, start) for price in prices if price.get("recurring"))
+
+
 # ------------------------------------------------------------------ money
 
 def round_half_up(value: Decimal) -> int:
@@ -173,3 +179,8 @@ def tiered_amount(price: dict[str, Any], quantity: int) -> int:
 def fmt_date(ts: int) -> str:
     moment = datetime.fromtimestamp(ts, UTC)
     return f"{moment.strftime('%b')} {moment.day}, {moment.year}"
+
+
+def proration_date(ts: int) -> str:
+    """The date in proration line descriptions: day, short month, year ("03 Mar 2026")."""
+    return datetime.fromtimestamp(ts, UTC).strftime("%d %b %Y")

@@ -20,9 +20,12 @@ from ..versions import older_than, request_change, response_change
 from . import invoicing, items
 
 BASIL = "2025-03-31.basil"
+PHASE_DURATION = "2025-07-30.basil"
 CLOVER = "2025-09-30.clover"
 ENDIVE = "2026-09-30.endive"
 INCLUDE_FLAG = "include_total_count"
+PENDING_ITEMS_EXCLUDED = "2022-08-01"
+REQUIRE_PENDING_FLAG = "require_pending_items"
 
 
 # ------------------------------------------------------------------ subscriptions
@@ -37,6 +40,34 @@ def subscription_periods(ctx: Ctx, obj: dict[str, Any]) -> None:
         first = (stored.get("discounts") or [None])[0]
         discount = ctx.maybe(first, "discount")
         obj["discount"] = _discount_view(ctx, discount) if discount else None
+
+
+@response_change(BASIL, "event")
+def subscription_event_periods(ctx: Ctx, obj: dict[str, Any]) -> None:
+    """Before basil a subscription event's `previous_attributes` name the old
+    `current_period_start/end`; from basil the change shows in `items` (the stored shape,
+    read back from the stored event since the rendered items lost their periods)."""
+    data = obj.get("data") or {}
+    previous = data.get("previous_attributes")
+    if not previous or "items" not in previous or \
+            (data.get("object") or {}).get("object") != "subscription":
+        return
+    stored = ctx.maybe(obj.get("id"), "event") or {}
+    stored_data = stored.get("data") or {}
+    old_items = ((stored_data.get("previous_attributes") or {}).get("items") or {}).get(
+        "data") or []
+    new_items = ((stored_data.get("object") or {}).get("items") or {}).get("data") or []
+    if not old_items or not new_items:
+        return
+    periods = ("current_period_start", "current_period_end")
+    if [old_items[0].get(k) for k in periods] != [new_items[0].get(k) for k in periods]:
+        for key in periods:
+            previous[key] = old_items[0].get(key)
+
+    def without_periods(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in e.items() if k not in periods} for e in entries]
+    if without_periods(old_items) == without_periods(new_items):
+        previous.pop("items")
 
 
 @response_change(BASIL, "subscription_item")
@@ -195,33 +226,95 @@ def old_billing_params(ctx: Ctx, method: str, template: str,
     return params
 
 
+ANCHOR_KEYWORD_ROUTES = ("/v1/subscriptions/{subscription_exposed_id}",
+                         "/v1/subscriptions/{subscription}/resume")
+
+
 @request_change(ENDIVE)
 def anchor_keyword(ctx: Ctx, method: str, template: str,
                    params: dict[str, Any]) -> dict[str, Any]:
-    """Older versions update the anchor with `billing_cycle_anchor=now|unchanged`."""
-    if template == "/v1/subscriptions/{subscription_exposed_id}" and \
-            params.get("billing_cycle_anchor") in ("now", "unchanged"):
+    """Before 2026-09-30.endive `billing_cycle_anchor` on subscription update and resume
+    is the string now | unchanged, and on create_preview's subscription_details now |
+    unchanged | a timestamp; endive writes all of them as an object with a `type`
+    (the object form is refused before it, the string form after)."""
+    if method != "POST":
+        return params
+    if template in ANCHOR_KEYWORD_ROUTES and params.get("billing_cycle_anchor") is not None:
         params = dict(params)
-        params["billing_cycle_anchor"] = {"type": params["billing_cycle_anchor"]}
+        params["billing_cycle_anchor"] = _anchor_object(
+            params["billing_cycle_anchor"], "billing_cycle_anchor", timestamps=False)
+    details = params.get("subscription_details")
+    if template == "/v1/invoices/create_preview" and isinstance(details, dict) and \
+            details.get("billing_cycle_anchor") is not None:
+        params = {**params, "subscription_details": {**details, "billing_cycle_anchor": (
+            _anchor_object(details["billing_cycle_anchor"],
+                           "subscription_details[billing_cycle_anchor]", timestamps=True))}}
     return params
+
+
+def _anchor_object(value: Any, param: str, timestamps: bool) -> dict[str, Any]:
+    if isinstance(value, str) and value in ("now", "unchanged"):
+        return {"type": value}
+    if timestamps and str(value).isdigit():
+        return {"type": "timestamp", "timestamp": int(value)}
+    allowed = "now, unchanged or a timestamp" if timestamps else "now or unchanged"
+    raise InvalidRequest(f"Invalid {param}: must be {allowed} in this API version.",
+                         param=param)
+
+
+@request_change(PENDING_ITEMS_EXCLUDED)
+def pending_items_required(ctx: Ctx, method: str, template: str,
+                           params: dict[str, Any]) -> dict[str, Any]:
+    """Before 2022-08-01 a new invoice takes the customer's pending invoice items unless
+    told otherwise, and needs at least one (`include_and_require`, the old default)."""
+    if method != "POST" or template != "/v1/invoices":
+        return params
+    params = dict(params)
+    if params.get("pending_invoice_items_behavior", "include_and_require") == \
+            "include_and_require":
+        params["pending_invoice_items_behavior"] = "include"
+        setattr(ctx, REQUIRE_PENDING_FLAG, True)
+    return params
+
+
+def requires_pending_items(ctx: Ctx) -> bool:
+    return bool(getattr(ctx, REQUIRE_PENDING_FLAG, False))
 
 
 def wants_total_count(ctx: Ctx) -> bool:
     return bool(getattr(ctx, INCLUDE_FLAG, False))
 
 
-@request_change(ENDIVE)
-def phase_iterations(ctx: Ctx, method: str, template: str,
-                     params: dict[str, Any]) -> dict[str, Any]:
-    """Older versions size schedule phases with `iterations` (billing periods of the
-    phase's first price); newer ones with `duration`."""
+def _phase_list(params: dict[str, Any]) -> list[Any]:
+    phases = params["phases"]
+    return list(phases.values()) if isinstance(phases, dict) else list(phases)
+
+
+@request_change(PHASE_DURATION)
+def phase_duration_unknown(ctx: Ctx, method: str, template: str,
+                           params: dict[str, Any]) -> dict[str, Any]:
+    """Phases gained `duration` in 2025-07-30.basil; earlier versions know only
+    `iterations` and `end_date`, so a `duration` there is an unknown parameter."""
     if method != "POST" or not template.startswith("/v1/subscription_schedules") or \
             not isinstance(params.get("phases"), (list, dict)):
         return params
-    phases = params["phases"]
-    listed = list(phases.values()) if isinstance(phases, dict) else list(phases)
+    for n, phase in enumerate(_phase_list(params)):
+        if isinstance(phase, dict) and "duration" in phase:
+            raise InvalidRequest(f"Received unknown parameter: phases[{n}][duration]",
+                                 code="parameter_unknown", param=f"phases[{n}][duration]")
+    return params
+
+
+@request_change(CLOVER)
+def phase_iterations(ctx: Ctx, method: str, template: str,
+                     params: dict[str, Any]) -> dict[str, Any]:
+    """Before 2025-09-30.clover phases may be sized with `iterations` (billing periods of
+    the phase's first price); from clover on only `duration` (iterations is unknown)."""
+    if method != "POST" or not template.startswith("/v1/subscription_schedules") or \
+            not isinstance(params.get("phases"), (list, dict)):
+        return params
     converted = []
-    for phase in listed:
+    for phase in _phase_list(params):
         phase = dict(phase) if isinstance(phase, dict) else phase
         if isinstance(phase, dict) and "iterations" in phase:
             count = int(phase.pop("iterations"))

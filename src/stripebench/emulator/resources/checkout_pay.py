@@ -299,6 +299,7 @@ def subscription_params(ctx: Ctx, session: dict[str, Any], customer: dict[str, A
             params[key] = data[key]
     if data.get("billing_cycle_anchor") is not None:
         params["proration_behavior"] = data.get("proration_behavior") or "create_prorations"
+        params["_passed_anchor_bills_full"] = True  # the anchor may pass while the page is open
     discounts = [{k: v for k, v in d.items() if v and k in ("coupon", "promotion_code")}
                  for d in session.get("discounts") or []]
     if discounts:

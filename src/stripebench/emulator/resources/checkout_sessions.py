@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ..billing import timing
+from ..billing.creating import check_anchor
 from ..context import Ctx
 from ..errors import InvalidRequest
 from ..events import changed
@@ -71,9 +73,14 @@ def build_session(ctx: Ctx, params: dict[str, Any], payment_link: str | None = N
     customer = None
     if params.get("customer"):
         customer = ctx.get(params["customer"], "customer", "customer")
-    subscription_data = _subscription_data(ctx, params.get("subscription_data"))
+    billing_now = timing.for_customer(ctx, customer).now()  # the subscription's clock
+    subscription_data = _subscription_data(ctx, params.get("subscription_data"), billing_now)
     expires_at = cp.check_expiry(ctx, params)
     items = cp.build_items(ctx, raw_items, mode, payment_link)
+    if mode == "subscription" and subscription_data.get("billing_cycle_anchor") is not None:
+        check_anchor(int(subscription_data["billing_cycle_anchor"]), billing_now, None,
+                     [ctx.get(i["price"], "price") for i in items],
+                     "subscription_data[billing_cycle_anchor]")
     optional_public, optional_private = cp.build_optional_items(
         ctx, params.get("optional_items"), mode)
     currency = cp.session_currency(ctx, params, items + optional_private)
@@ -176,7 +183,9 @@ def build_session(ctx: Ctx, params: dict[str, Any], payment_link: str | None = N
     return session
 
 
-def _subscription_data(ctx: Ctx, data: dict[str, Any] | None) -> dict[str, Any]:
+def _subscription_data(ctx: Ctx, data: dict[str, Any] | None, now: int) -> dict[str, Any]:
+    """Checked against `now` on the clock the subscription will live on (the customer's
+    test clock, if any), the same clock the first invoice is prorated on."""
     data = dict(data or {})
     days = data.get("trial_period_days")
     if days is not None and not 1 <= days <= 730:
@@ -186,7 +195,7 @@ def _subscription_data(ctx: Ctx, data: dict[str, Any] | None) -> dict[str, Any]:
         raise InvalidRequest("You may only specify one of these parameters: trial_end, "
                              "trial_period_days.", param="subscription_data[trial_end]")
     trial_end = data.get("trial_end")
-    if trial_end is not None and trial_end < ctx.now() + 48 * 3600:
+    if trial_end is not None and trial_end < now + 48 * 3600:
         raise InvalidRequest("The `trial_end` date has to be at least 2 days in the future.",
                              param="subscription_data[trial_end]")
     config = data.pop("billing_cycle_anchor_config", None)
@@ -196,9 +205,9 @@ def _subscription_data(ctx: Ctx, data: dict[str, Any] | None) -> dict[str, Any]:
             raise InvalidRequest("`billing_cycle_anchor_config` cannot be combined with "
                                  "`billing_cycle_anchor` or a trial.",
                                  param="subscription_data[billing_cycle_anchor_config]")
-        data["billing_cycle_anchor"] = anchor_from_config(ctx.now(), config)
+        data["billing_cycle_anchor"] = anchor_from_config(now, config)
     anchor = data.get("billing_cycle_anchor")
-    if anchor is not None and anchor <= ctx.now():
+    if anchor is not None and anchor <= now:
         raise InvalidRequest("`billing_cycle_anchor` must be in the future.",
                              param="subscription_data[billing_cycle_anchor]")
     if anchor is not None and (days is not None or trial_end is not None):

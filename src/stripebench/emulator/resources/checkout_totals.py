@@ -128,7 +128,7 @@ def first_period_factor(ctx: Ctx, session: dict[str, Any], recurring: dict[str, 
     if data.get("trial_period_days") or data.get("trial_end"):
         return 0.0
     anchor = data.get("billing_cycle_anchor")
-    if anchor:
+    if anchor and int(anchor) > customer_now(ctx, session):  # a passed anchor bills in full
         if data.get("proration_behavior") == "none":
             return 0.0
         remaining, period = _anchor_span(ctx, session, recurring, int(anchor))
@@ -155,7 +155,8 @@ def first_period_amount(ctx: Ctx, session: dict[str, Any], recurring: dict[str, 
     from ..billing import timing
     data = session.get("_subscription_data") or {}
     anchor = data.get("billing_cycle_anchor")
-    if anchor and not (data.get("trial_period_days") or data.get("trial_end")) and data.get(
+    if anchor and int(anchor) > customer_now(ctx, session) and not (
+            data.get("trial_period_days") or data.get("trial_end")) and data.get(
             "proration_behavior") != "none":
         remaining, period = _anchor_span(ctx, session, recurring, int(anchor))
         return min(full, timing.prorate(full, remaining, period))

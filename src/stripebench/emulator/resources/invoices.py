@@ -7,6 +7,7 @@ from typing import Any
 
 from ..billing import collect, invoicing, timing
 from ..billing.discounts import make_discounts
+from ..billing.versions import requires_pending_items
 from ..context import Ctx
 from ..errors import InvalidRequest
 from ..events import changed
@@ -46,6 +47,10 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         sub = cctx.get(params["subscription"], "subscription", "subscription")
     cur = currency(params.get("currency") or (sub or {}).get("currency") or
                    ctx.account.settings.get("default_currency") or "usd")
+    if requires_pending_items(ctx) and not invoicing.pending_items(
+            cctx, customer["id"], cur, sub["id"] if sub else None):
+        raise InvalidRequest("Nothing to invoice for customer",
+                             code="invoice_no_customer_line_items", param="customer")
     inv = invoicing.new_invoice(
         cctx, customer, currency=cur, subscription=sub, billing_reason="manual",
         collection_method=collection, days_until_due=params.get("days_until_due"),
@@ -107,6 +112,9 @@ def delete(ctx: Ctx, params: dict[str, Any], invoice: str) -> dict[str, Any]:
     if inv["status"] != "draft":
         raise InvalidRequest("You can only delete draft invoices. Use void for finalized "
                              "invoices.", param="invoice")
+    if invoicing.subscription_of(inv):
+        raise InvalidRequest("You can't delete invoices created by subscriptions; finalize "
+                             "and void it instead.", param="invoice")
     for item in ctx.account.iter_type("invoiceitem"):
         if item.get("invoice") == inv["id"]:
             ctx.remove(item["id"])
@@ -135,7 +143,7 @@ def pay(ctx: Ctx, params: dict[str, Any], invoice: str) -> dict[str, Any]:
         collect.finalize(cctx, inv)
     if inv["status"] == "paid":
         raise InvalidRequest("Invoice is already paid", code="invoice_already_paid")
-    if inv["status"] != "open":
+    if inv["status"] not in collect.PAYABLE:
         raise InvalidRequest(f"This invoice can no longer be paid because it is "
                              f"{inv['status']}.", param="invoice", code="invoice_not_open")
     if params.get("paid_out_of_band"):

@@ -3,7 +3,8 @@ start times, end_behavior release / cancel, from_subscription, update, release, 
 
 Phase changes happen at the simulated time of the customer's clock: on a test clock
 `advance` (registered in `billing.advance.SCHEDULE_HOOKS`) or, for schedules starting
-`now`, at creation.
+`now`, at creation. The subscription a schedule starts gets its first invoice as a draft
+(no payment method needed yet); `default_settings` fill in what a phase leaves unset.
 """
 
 from __future__ import annotations
@@ -12,15 +13,20 @@ from typing import Any
 
 from ..billing import advance, items, subscribing, timing
 from ..billing.changes import update_subscription
+from ..billing.creating import automatic_tax, create_subscription, usable_method
 from ..context import Ctx
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, Unsupported
 from ..events import changed
 from ..listing import paginate
 from ..router import api
 from ._common import merge_metadata
-from .subscriptions import create_subscription
 
 LIVE = ("not_started", "active")
+# Settings the engine would not apply: refused rather than silently ignored.
+UNSUPPORTED_SETTINGS = ("application_fee_percent", "billing_thresholds", "on_behalf_of",
+                        "transfer_data")
+UNSUPPORTED_PHASE = ("add_invoice_items", "application_fee_percent", "automatic_tax",
+                     "billing_thresholds", "default_tax_rates", "on_behalf_of", "transfer_data")
 
 
 def _phases(ctx: Ctx, specs: list[dict[str, Any]], start: int) -> list[dict[str, Any]]:
@@ -31,9 +37,13 @@ def _phases(ctx: Ctx, specs: list[dict[str, Any]], start: int) -> list[dict[str,
         if not spec.get("items"):
             raise InvalidRequest(f"Missing required param: {param}[items].",
                                  code="parameter_missing", param=f"{param}[items]")
+        _refuse_unsupported_phase(spec, param)
         prices = [items.resolve_price(ctx, i, f"{param}[items][{k}]")
                   for k, i in enumerate(spec["items"])]
         recurring = prices[0]["recurring"]
+        if spec.get("currency") and str(spec["currency"]).lower() != prices[0]["currency"]:
+            raise Unsupported("a phase currency other than its prices' currency",
+                              param=f"{param}[currency]")
         if spec.get("end_date"):
             end = int(spec["end_date"])
         elif spec.get("duration"):
@@ -51,8 +61,9 @@ def _phases(ctx: Ctx, specs: list[dict[str, Any]], start: int) -> list[dict[str,
             "billing_cycle_anchor": spec.get("billing_cycle_anchor"), "billing_thresholds": None,
             "collection_method": spec.get("collection_method"), "currency": prices[0]["currency"],
             "default_payment_method": spec.get("default_payment_method"),
-            "default_tax_rates": [], "description": spec.get("description"), "discounts": [],
-            "end_date": end, "invoice_settings": None,
+            "default_tax_rates": [], "description": spec.get("description"),
+            "discounts": _phase_discounts(ctx, spec.get("discounts"), param),
+            "end_date": end, "invoice_settings": _invoice_settings(spec, None),
             "items": [{"billing_thresholds": None, "discounts": [], "metadata":
                        i.get("metadata") or {}, "plan": p["id"], "price": p["id"],
                        "quantity": None if items.is_metered(p) else int(i.get("quantity") or 1),
@@ -62,6 +73,103 @@ def _phases(ctx: Ctx, specs: list[dict[str, Any]], start: int) -> list[dict[str,
             "start_date": start, "transfer_data": None, "trial_end": trial_end})
         start = end
     return phases
+
+
+def _refuse_unsupported_schedule(params: dict[str, Any]) -> None:
+    for name in ("pause_schedules", "customer_account"):
+        if params.get(name) not in (None, "", {}, []):
+            raise Unsupported(f"`{name}` on subscription schedules", param=name)
+    if (params.get("billing_mode") or {}).get("type") not in (None, "classic"):
+        raise Unsupported("flexible billing mode", param="billing_mode[type]")
+
+
+def _refuse_unsupported_phase(spec: dict[str, Any], param: str) -> None:
+    for name in UNSUPPORTED_PHASE:
+        if spec.get(name) not in (None, "", {}, []):
+            raise Unsupported(f"`{name}` on subscription schedule phases",
+                              param=f"{param}[{name}]")
+    if spec.get("billing_cycle_anchor") not in (None, "automatic"):
+        raise Unsupported("`billing_cycle_anchor=phase_start` on subscription schedule phases",
+                          param=f"{param}[billing_cycle_anchor]")
+
+
+def _phase_discounts(ctx: Ctx, specs: Any, param: str) -> list[dict[str, Any]]:
+    """A phase's coupons / promotion codes / discounts, checked now and applied to the
+    subscription while the phase runs (the next phase replaces them)."""
+    found = []
+    for n, spec in enumerate(specs or []):
+        for name, kind in (("coupon", "coupon"), ("promotion_code", "promotion_code"),
+                           ("discount", "discount")):
+            if spec.get(name):
+                ctx.get(spec[name], kind, f"{param}[discounts][{n}][{name}]")
+        found.append({"coupon": spec.get("coupon"), "discount": spec.get("discount"),
+                      "promotion_code": spec.get("promotion_code")})
+    return found
+
+
+def _discount_params(phase: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in d.items() if v} for d in phase.get("discounts") or []]
+
+
+def _invoice_settings(spec: dict[str, Any], issuer: Any) -> dict[str, Any] | None:
+    settings = spec.get("invoice_settings")
+    if settings is None:
+        return None if issuer is None else {"account_tax_ids": None, "days_until_due": None,
+                                            "issuer": issuer}
+    return {"account_tax_ids": None, "days_until_due": settings.get("days_until_due"),
+            "issuer": issuer}
+
+
+def _default_settings(ctx: Ctx, spec: dict[str, Any] | None,
+                      customer: dict[str, Any]) -> dict[str, Any]:
+    """`default_settings`: what every phase uses unless the phase sets its own."""
+    spec = dict(spec or {})
+    for name in UNSUPPORTED_SETTINGS:
+        if spec.get(name) not in (None, "", {}, []):
+            raise Unsupported(f"`default_settings[{name}]` on subscription schedules",
+                              param=f"default_settings[{name}]")
+    method = spec.get("default_payment_method")
+    if method:
+        usable_method(ctx, method, customer["id"], "default_settings[default_payment_method]")
+    tax = automatic_tax(spec, customer) if spec.get("automatic_tax") else None
+    return {"application_fee_percent": None, "automatic_tax": tax,
+            "billing_cycle_anchor": spec.get("billing_cycle_anchor") or "automatic",
+            "billing_thresholds": None, "collection_method": spec.get("collection_method"),
+            "default_payment_method": method or None, "description": spec.get("description"),
+            "invoice_settings": _invoice_settings(spec, {"account": None, "type": "self"}),
+            "on_behalf_of": None, "transfer_data": None}
+
+
+def _settings(schedule: dict[str, Any], phase: dict[str, Any]) -> dict[str, Any]:
+    """The subscription settings in force during `phase`: its own, else the defaults."""
+    defaults = schedule.get("default_settings") or {}
+    days = ((phase.get("invoice_settings") or {}).get("days_until_due")
+            or (defaults.get("invoice_settings") or {}).get("days_until_due"))
+    collection = phase.get("collection_method") or defaults.get("collection_method") or \
+        "charge_automatically"
+    found: dict[str, Any] = {"collection_method": collection}
+    for name in ("default_payment_method", "description"):
+        if phase.get(name) or defaults.get(name):
+            found[name] = phase.get(name) or defaults.get(name)
+    if collection == "send_invoice":
+        found["days_until_due"] = days
+    return found
+
+
+def _check_settings(ctx: Ctx, schedule: dict[str, Any]) -> None:
+    """Refuse, before anything changes, phases the subscription could not take."""
+    for n, phase in enumerate(schedule["phases"]):
+        if phase.get("default_payment_method"):
+            usable_method(ctx, phase["default_payment_method"], schedule["customer"],
+                          f"phases[{n}][default_payment_method]")
+        settings = _settings(schedule, phase)
+        if settings["collection_method"] == "send_invoice" and not settings["days_until_due"]:
+            raise InvalidRequest(
+                "`invoice_settings[days_until_due]` is required when collection_method is "
+                "send_invoice.", code="parameter_missing",
+                param=f"phases[{n}][invoice_settings][days_until_due]"
+                if phase.get("collection_method") else
+                "default_settings[invoice_settings][days_until_due]")
 
 
 def _item_params(phase: dict[str, Any]) -> list[dict[str, Any]]:
@@ -85,12 +193,14 @@ def _start(ctx: Ctx, schedule: dict[str, Any]) -> None:
     """The first phase begins: the schedule creates its subscription."""
     phase = schedule["phases"][0]
     params: dict[str, Any] = {"customer": schedule["customer"], "items": _item_params(phase),
-                              "metadata": phase["metadata"]}
+                              "metadata": phase["metadata"], "_draft_first_invoice": True,
+                              **_settings(schedule, phase)}
     if phase["trial_end"]:
         params["trial_end"] = phase["trial_end"]
-    for name in ("default_payment_method", "collection_method", "description"):
-        if phase.get(name):
-            params[name] = phase[name]
+    if phase.get("discounts"):
+        params["discounts"] = _discount_params(phase)
+    if (schedule["default_settings"].get("automatic_tax") or {}).get("enabled"):
+        params["automatic_tax"] = {"enabled": True}
     sub = create_subscription(ctx, params)
     sub["schedule"] = schedule["id"]
     subscribing.save(ctx, sub)
@@ -107,7 +217,8 @@ def _enter(ctx: Ctx, schedule: dict[str, Any], phase: dict[str, Any]) -> None:
     changes: list[dict[str, Any]] = [{"id": i["id"], "deleted": True} for i in current]
     changes += _item_params(phase)
     params: dict[str, Any] = {"items": changes, "proration_behavior": "none"
-                              if ctx.now() >= sub["_period"][1] else phase["proration_behavior"]}
+                              if ctx.now() >= sub["_period"][1] else phase["proration_behavior"],
+                              "discounts": _discount_params(phase), **_settings(schedule, phase)}
     if phase["trial_end"]:
         params["trial_end"] = phase["trial_end"]
     update_subscription(ctx, sub, params)
@@ -175,6 +286,7 @@ advance.SCHEDULE_HOOKS.append(clock_actions)
 
 @api("POST", "/v1/subscription_schedules")
 def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
+    _refuse_unsupported_schedule(params)
     schedule = ctx.new("subscription_schedule", "sub_sched")
     if params.get("from_subscription"):
         extra = sorted(set(params) - {"from_subscription", "expand", "metadata"})
@@ -192,7 +304,13 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
             for i in subscribing.live_items(cctx, sub)], "end_date": end}], start)[0]
         schedule.update(customer=sub["customer"], subscription=sub["id"], status="active",
                         phases=[phase], end_behavior="release",
-                        test_clock=sub.get("test_clock"), created=cctx.now())
+                        test_clock=sub.get("test_clock"), created=cctx.now(),
+                        default_settings=_default_settings(cctx, {
+                            "collection_method": sub["collection_method"],
+                            "default_payment_method": sub.get("default_payment_method"),
+                            "description": sub.get("description"),
+                            "invoice_settings": {"days_until_due": sub.get("days_until_due")}},
+                            cctx.get(sub["customer"], "customer")))
         _set_current(schedule, phase)
         sub["schedule"] = schedule["id"]
         subscribing.save(cctx, sub)
@@ -208,9 +326,11 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         schedule.update(customer=customer["id"], status="not_started",
                         phases=_phases(cctx, params["phases"], start),
                         end_behavior=params.get("end_behavior", "release"),
-                        test_clock=customer.get("test_clock"), created=now)
+                        test_clock=customer.get("test_clock"), created=now,
+                        default_settings=_default_settings(cctx, params.get(
+                            "default_settings"), customer))
+        _check_settings(cctx, schedule)
     schedule["metadata"] = merge_metadata({}, params.get("metadata") or {})
-    schedule["default_settings"]["billing_cycle_anchor"] = "automatic"
     cctx.put(schedule)
     cctx.emit("subscription_schedule.created", schedule)
     if schedule["status"] == "not_started" and schedule["phases"][0]["start_date"] <= cctx.now():
@@ -225,6 +345,7 @@ def retrieve(ctx: Ctx, params: dict[str, Any], schedule: str) -> dict[str, Any]:
 
 @api("POST", "/v1/subscription_schedules/{schedule}")
 def update(ctx: Ctx, params: dict[str, Any], schedule: str) -> dict[str, Any]:
+    _refuse_unsupported_schedule(params)
     obj = ctx.get(schedule, "subscription_schedule")
     if obj["status"] not in LIVE:
         raise InvalidRequest(f"You cannot update a subscription schedule that is "
@@ -235,25 +356,29 @@ def update(ctx: Ctx, params: dict[str, Any], schedule: str) -> dict[str, Any]:
         obj["end_behavior"] = params["end_behavior"]
     if "metadata" in params:
         obj["metadata"] = merge_metadata(obj.get("metadata"), params["metadata"])
+    customer = cctx.get(obj["customer"], "customer")
+    if "default_settings" in params:
+        obj["default_settings"] = _default_settings(cctx, params["default_settings"], customer)
     if params.get("phases"):
         first = params["phases"][0].get("start_date")
         start = obj["phases"][0]["start_date"] if first in (None, "now") else int(first)
         obj["phases"] = _phases(cctx, params["phases"], start)
-        if obj["status"] == "active":
-            phase = _current(obj, cctx.now())
-            if phase is not None:
-                sub = cctx.get(obj["subscription"], "subscription")
-                wanted = sorted((i["price"], i["quantity"]) for i in phase["items"])
-                have = sorted((i["_price"], i.get("quantity"))
-                              for i in subscribing.live_items(cctx, sub))
-                if wanted != have:
-                    behavior = params.get("proration_behavior", "create_prorations")
-                    changes: list[dict[str, Any]] = [
-                        {"id": i["id"], "deleted": True}
-                        for i in subscribing.live_items(cctx, sub)] + _item_params(phase)
-                    update_subscription(cctx, sub, {"items": changes,
-                                                    "proration_behavior": behavior})
-            _set_current(obj, phase)
+    _check_settings(cctx, obj)
+    if obj["status"] == "active" and (params.get("phases") or "default_settings" in params):
+        phase = _current(obj, cctx.now())
+        if phase is not None:
+            sub = cctx.get(obj["subscription"], "subscription")
+            change: dict[str, Any] = {"proration_behavior": params.get(
+                "proration_behavior", "create_prorations"), **_settings(obj, phase)}
+            wanted = sorted((i["price"], i["quantity"]) for i in phase["items"])
+            have = sorted((i["_price"], i.get("quantity"))
+                          for i in subscribing.live_items(cctx, sub))
+            if wanted != have:
+                change["items"] = [{"id": i["id"], "deleted": True}
+                                   for i in subscribing.live_items(cctx, sub)] + \
+                    _item_params(phase)
+            update_subscription(cctx, sub, change)
+        _set_current(obj, phase)
     cctx.put(obj)
     cctx.emit("subscription_schedule.updated", obj, changed(before, obj))
     return obj

@@ -95,7 +95,8 @@ def _recurring_texts(t: Translator, ctx: Ctx, session: dict[str, Any],
         out["trial"] = t("free_until", date=t.date(int(data["trial_end"])))
         out["then"] = t("then_price_starting", amount=money, interval=interval,
                         date=t.date(int(data["trial_end"])))
-    elif data.get("billing_cycle_anchor"):
+    elif data.get("billing_cycle_anchor") and int(data["billing_cycle_anchor"]) > customer_now(
+            ctx, session):  # a passed anchor bills the full period: no note
         anchor = int(data["billing_cycle_anchor"])
         if data.get("proration_behavior") == "none":
             out["anchor"] = t("anchor_no_proration", date=t.date(anchor))
