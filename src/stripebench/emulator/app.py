@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from . import control, forms, intake, render, router, versions
+from . import control, forms, intake, multipart, render, router, versions
 from .context import Ctx
 from .errors import AuthenticationError, IdempotencyError, InvalidRequest, StripeError
 from .http import Request, Response, canonical_json, dumps
@@ -229,11 +229,15 @@ class EmulatorApp:
                 "API key. You can find a list of your API keys at "
                 "https://dashboard.stripe.com/account/apikeys.", status=401)
         has_body = method in ("POST", "DELETE") and bool(request.body)  # curl -X DELETE -d
-        as_json = has_body and request.header("content-type").startswith("application/json")
-        intake.check_param_count(request.query, request.body if has_body and not as_json
-                                 else b"")
+        content_type = request.header("content-type")
+        as_json = has_body and content_type.startswith("application/json")
+        as_upload = has_body and content_type.startswith("multipart/form-data")
+        intake.check_param_count(request.query, request.body if has_body and not (
+            as_json or as_upload) else b"")
         raw = forms.decode(request.query)
-        if as_json:
+        if as_upload:
+            raw.update(multipart.decode(request.body, content_type))
+        elif as_json:
             decoded = intake.load_json(request.body)
             if not isinstance(decoded, dict):
                 raise InvalidRequest("Invalid JSON body: expected an object of parameters.")

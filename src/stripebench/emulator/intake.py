@@ -27,8 +27,15 @@ MAX_DEPTH = 20
 MAX_CONTROL_DEPTH = 64
 
 
+MAX_FILE_BODY_BYTES = 16 << 20 + 4096  # Stripe's 16 MB file limit, plus the form around it
+
+
 def body_limit(path: str) -> int:
-    return MAX_CONTROL_BODY_BYTES if path.startswith("/_emulator") else MAX_BODY_BYTES
+    if path.startswith("/_emulator"):
+        return MAX_CONTROL_BODY_BYTES
+    if path.rstrip("/").endswith("/v1/files"):  # files.stripe.com uploads (or a plain path)
+        return MAX_FILE_BODY_BYTES
+    return MAX_BODY_BYTES
 
 
 def too_large(size: int, limit: int) -> InvalidRequest:
