@@ -23,8 +23,9 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from families import FAMILIES, Gym, Mismatch  # noqa: E402
 
-REQUEST_SECONDS = 20.0
-BUDGET_SECONDS = 80.0
+# Overridable by the grader's own environment (the harness sets neither; tests do).
+REQUEST_SECONDS = float(os.environ.get("SUBSCRIPTION_GYM_REQUEST_SECONDS") or 20)
+BUDGET_SECONDS = float(os.environ.get("SUBSCRIPTION_GYM_BUDGET_SECONDS") or 80)
 MAX_RESPONSE_BYTES = 100_000
 
 
