@@ -187,7 +187,7 @@ def cancel_at_date(rng: random.Random) -> dict[str, Any]:
     plan = _plans(rng, 1)[0]
     quantity = rng.randint(1, 3)
     days, running = _running(rng, plan, quantity)
-    after = rng.randint(2, 8)
+    after = rng.randint(2, 7)  # stays inside the first period (28 days at least)
     return {"title": "Cancel on a date, no proration",
             "text": (f"{running} Schedule the subscription `subscription` to end {after} days "
                      "from now, at 00:00 UTC of that day. The customer keeps the service "
