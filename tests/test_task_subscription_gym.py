@@ -301,3 +301,35 @@ def test_proven_under_the_harness(tmp_path: Path) -> None:
     finally:
         server.stop()
     assert rewards == {"oracle": 1.0, "noop": 0.0, "scripted": pytest.approx(6 / 13, abs=1e-6)}
+
+
+# ------------------------------------------------------------------ sub-problems in reports
+
+def _record(attempt: int, subscores: dict[str, float], task: Any) -> dict[str, Any]:
+    """A trial record as trial.py writes it (the fields the aggregation reads)."""
+    return {"task": task.id, "category": task.category, "attempt": attempt, "turns": 3,
+            "status": "completed", "reward": sum(subscores.values()) / len(subscores),
+            "subscores": subscores,
+            "subproblems": {s.name: list(s.subscores) for s in task.subproblems}}
+
+
+@pytest.mark.parametrize("task_id", ["subscription-gym", "checkout-gym"])
+def test_gyms_declare_one_sub_problem_per_challenge(task_id: str) -> None:
+    """Reports showed no sub-problems for checkout-gym although its grader records one
+    sub-score per page; both gyms now declare them, named as their graders name them, and
+    best-of-N then picks the best attempt per challenge."""
+    from stripebench.results.aggregate import score_task
+
+    task = load_task(TASK.parent / task_id)
+    if task_id == "subscription-gym":
+        names = list(generate.FAMILIES)
+    else:
+        names = [f"challenge_{n:02d}" for n in range(1, 21)]
+    assert sorted(s.name for s in task.subproblems) == sorted(names)
+    assert all(s.subscores == (s.name,) for s in task.subproblems)
+    half = len(names) // 2
+    first = _record(0, {n: 1.0 if i < half else 0.0 for i, n in enumerate(names)}, task)
+    second = _record(1, {n: 0.0 if i < half else 1.0 for i, n in enumerate(names)}, task)
+    scored = score_task(task.id, [first, second])
+    assert set(scored.parts) == set(names)
+    assert scored.score == 1.0 and scored.chosen == [0, 1]
