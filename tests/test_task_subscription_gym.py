@@ -221,17 +221,23 @@ def test_a_blanket_answer_earns_nothing(trial: dict[str, Any]) -> None:
 
 
 def test_one_wrong_detail_fails_the_challenge(trial: dict[str, Any]) -> None:
-    """The oracle with one parameter off per family (a day, a quantity, a behaviour) scores
-    0 on that family and 1 elsewhere: the grader checks the generated details."""
+    """The oracle with one thing off per family (no SetupIntent asked for and no secret
+    answered, a coupon percent, paying at once instead of leaving it to the retry) scores
+    0 on those families and 1 elsewhere. Before the secret had to be present, a trial
+    with no SetupIntent answered with no secret passed that check (None == None)."""
     prepare(trial)
     oracle(trial)
     solution = (trial["work"] / "gym_solution.py").read_text()
-    changed = solution.replace('"trial_period_days": p["trial_days"]',
-                               '"trial_period_days": p["trial_days"] + 1')
+    # no SetupIntent asked for, none answered: an absent secret never matches an absent one
+    changed = solution.replace('"setup_client_secret": sub.pending_setup_intent.client_secret',
+                               '"setup_client_secret": None')
+    changed = changed.replace('"trial_period_days": p["trial_days"], "payment_behavior": '
+                              '"default_incomplete"', '"trial_period_days": p["trial_days"]')
     changed = changed.replace('"percent_off": p["percent_off"]',
                               '"percent_off": p["percent_off"] + 5')
     changed = changed.replace('c.v1.invoices.pay(b["invoice"]', 'print(b["invoice"]')
-    assert changed.count("+ 1") and changed != solution
+    assert changed.count("+ 5") and changed.count('"setup_client_secret": None')
+    assert changed.count('"default_incomplete"') == 1  # incomplete_payment's stays
     (trial["work"] / "gym_solution.py").write_text(changed)
     reward = grade(trial)
     key = {c["family"]: c for c in generate.generate(generate.PUBLIC_SEED)}
@@ -239,6 +245,7 @@ def test_one_wrong_detail_fails_the_challenge(trial: dict[str, Any]) -> None:
     if not key["dunning_recovery"]["params"]["retry"]:
         expected_failures.add("dunning_recovery")
     assert {k for k, v in reward["subscores"].items() if v == 0.0} == expected_failures
+    assert "setup_client_secret" in reward["messages"]["trial_without_card"]
 
 
 HOSTILE = '''

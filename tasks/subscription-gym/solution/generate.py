@@ -230,9 +230,11 @@ def preview_change(rng: random.Random) -> dict[str, Any]:
     return {"title": "Preview a plan change",
             "text": (f"{running} The customer is considering {other['name']} (price "
                      f"`price`, {money(other['amount'])} a month) × {new_quantity}. Without "
-                     "changing anything, preview the invoice the subscription `subscription` "
-                     "would next produce if that change were made with prorations as of "
-                     "`proration_date` (a Unix timestamp). Answer with that invoice's "
+                     "changing anything, preview the customer's next regular invoice (the "
+                     "renewal at the end of the current period) of the subscription "
+                     "`subscription` as it would be if that change were made now with "
+                     "prorations calculated as of `proration_date` (a Unix timestamp), the "
+                     "prorations landing on that renewal. Answer with that invoice's "
                      "`amount_due` and the sum of its proration line amounts (cents)."),
             "request": {"subscription": "sub_...", "price": "price_...",
                         "proration_date": 1770000000},

@@ -57,6 +57,14 @@ def expect(what: str, actual: Any, wanted: Any) -> None:
         raise Mismatch(f"{what}: expected {wanted!r}, got {actual!r}")
 
 
+def secret_of(answer: dict[str, Any], key: str, prefix: str) -> str:
+    """A client secret the answer must carry (an absent one never matches an absent one)."""
+    value = answer.get(key)
+    if not isinstance(value, str) or not value.startswith(prefix) or "_secret_" not in value:
+        raise Mismatch(f"{key}: expected a {prefix}..._secret_... client secret, got {value!r}")
+    return value
+
+
 def field(obj: Any, *path: str) -> Any:
     for key in path:
         if obj is None:
@@ -159,7 +167,7 @@ def incomplete_payment(g: Gym) -> None:
     expect("first invoice status", invoice["status"], "open")
     expect("first invoice amount_due", invoice["amount_due"], plan["amount"] * q)
     secret = field(invoice, "confirmation_secret", "client_secret")
-    expect("client_secret", answer.get("client_secret"), secret)
+    expect("client_secret", secret_of(answer, "client_secret", "pi_"), secret)
     # The browser's part, done here with the secret key: the payment goes through.
     g.c.v1.payment_intents.confirm(str(secret).split("_secret_")[0],
                                    {"payment_method": "pm_card_visa"})
@@ -178,7 +186,7 @@ def trial_without_card(g: Gym) -> None:
     expect("trial_end", sub["trial_end"], g.now + days * DAY)
     expect("trial end behaviour without a payment method",
            field(sub, "trial_settings", "end_behavior", "missing_payment_method"), behavior)
-    expect("setup_client_secret", answer.get("setup_client_secret"),
+    expect("setup_client_secret", secret_of(answer, "setup_client_secret", "seti_"),
            field(sub, "pending_setup_intent", "client_secret"))
     expect("first invoice total", g.invoice(sub["latest_invoice"])["total"], 0)
     g.advance(sub["trial_end"] + 2 * HOUR)
