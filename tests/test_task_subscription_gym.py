@@ -73,6 +73,8 @@ def test_proration_and_calendar_arithmetic() -> None:
     assert families.add_months(start, -1) == start - 28 * day
     assert families.next_day_of_month(start, 15) == start + 14 * day
     assert families.next_day_of_month(start + 20 * day, 15) == start + 45 * day
+    gold = {"name": "Gold", "amount": 2000, "interval": "month"}
+    assert families.plan_line(gold, 2) == "2 × Gold (at $20.00 / month)"
 
 
 # ------------------------------------------------------------------ grading end to end

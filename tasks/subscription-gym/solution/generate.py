@@ -113,8 +113,15 @@ def anchored_coupon(rng: random.Random, start: int) -> dict[str, Any]:
     plan = _plans(rng, 1)[0]
     quantity = rng.randint(1, 6)
     start_day = dt.datetime.fromtimestamp(start, dt.UTC).day
-    anchor_day = rng.choice([d for d in range(1, 29) if d != start_day])
     percent = rng.choice([10, 15, 20, 25, 30, 40, 50])
+
+    def first_invoice(day: int) -> float:  # roughly: days to the anchor over 31
+        return plan["amount"] * quantity * ((day - start_day) % 28) / 31 * (100 - percent) / 100
+
+    # The prorated, discounted first invoice stays well above Stripe's 50-cent minimum
+    # charge (the emulator refuses a smaller one; Stripe's handling is not modelled).
+    anchor_day = rng.choice([d for d in range(1, 29) if d != start_day
+                             and first_invoice(d) >= 150])
     return {"title": "Anchored billing day with a lasting discount",
             "text": (f"Subscribe the customer to {plan['name']} (price `price`, "
                      f"{money(plan['amount'])} a month) with quantity {quantity}, billed on "

@@ -52,6 +52,17 @@ def percent_of(amount: int, percent: int) -> int:
     return (2 * amount * percent + 100) // 200
 
 
+def plan_line(plan: dict[str, Any], quantity: int) -> str:
+    """A subscription line's description, in Stripe's words: "2 × Gold (at $20.00 / month)"."""
+    amount = plan["amount"]
+    return (f"{quantity} × {plan['name']} (at ${amount // 100}.{amount % 100:02d} / "
+            f"{plan.get('interval') or 'month'})")
+
+
+def descriptions(invoice: dict[str, Any]) -> list[str]:
+    return [line.get("description") or "" for line in invoice["lines"]["data"]]
+
+
 def expect(what: str, actual: Any, wanted: Any) -> None:
     if actual != wanted:
         raise Mismatch(f"{what}: expected {wanted!r}, got {actual!r}")
@@ -244,7 +255,8 @@ def one_time_items(g: Gym) -> None:
     expect("one-time line", fee_lines, [fee["amount"] * k])
     g.advance(add_months(g.now, 1) + 2 * HOUR)
     renewal = g.latest(sub["id"])
-    expect("renewal total (no one-time items)", renewal["total"], plan["amount"] * q)
+    expect("renewal (no one-time items)", (renewal["total"], descriptions(renewal)),
+           (plan["amount"] * q, [plan_line(plan, q)]))
     expect("renewal status", renewal["status"], "paid")
 
 
@@ -273,9 +285,10 @@ def ending_schedule(g: Gym) -> None:
         if month < total:
             amount = first["amount"] if month < months1 else second["amount"] * q
             invoice = g.latest(sub_id)
-            expect(f"invoice after {month} month(s)", (invoice["created"],
-                                                       invoice["total"], invoice["status"]),
-                   (add_months(start, month), amount, "paid"))
+            line = plan_line(first, 1) if month < months1 else plan_line(second, q)
+            expect(f"invoice after {month} month(s)", (invoice["created"], invoice["total"],
+                                                       invoice["status"], descriptions(invoice)),
+                   (add_months(start, month), amount, "paid", [line]))
     if end == "cancel":
         expect("status after the last phase", sub["status"], "canceled")
         expect("ended_at", sub["ended_at"], add_months(start, total))
@@ -306,8 +319,8 @@ def downgrade_at_period_end(g: Gym) -> None:
     expect("items after the period ends", g.items(sub), [(g.prices[1], q)])
     renewal = g.latest(sub_id)
     expect("renewal", (renewal["created"], renewal["total"], renewal["status"],
-                       len(renewal["lines"]["data"])),
-           (add_months(start, 1), low["amount"] * q, "paid", 1))
+                       descriptions(renewal)),
+           (add_months(start, 1), low["amount"] * q, "paid", [plan_line(low, q)]))
 
 
 def cancel_at_date(g: Gym) -> None:
