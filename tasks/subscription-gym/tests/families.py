@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -123,8 +124,13 @@ class Gym:
 
     def advance(self, to: int) -> None:
         clock = self.c.v1.test_helpers.test_clocks.advance(self.clock.id, {"frozen_time": to})
-        if clock.status != "ready":  # Stripe advances asynchronously; ours are done at once
+        for _ in range(60):  # Stripe advances asynchronously; the emulator is done at once
+            if clock.status == "ready":
+                break
+            time.sleep(0.5)
             clock = self.c.v1.test_helpers.test_clocks.retrieve(self.clock.id)
+        else:
+            raise RuntimeError(f"test clock {self.clock.id} did not finish advancing")
         self.now = to
 
     def call(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -306,11 +312,12 @@ def downgrade_at_period_end(g: Gym) -> None:
     q = g.p["quantity"]
     start = g.now
     customer, sub_id = g.running()
-    g.call({"subscription": sub_id, "price": g.prices[1]})
+    answer = g.call({"subscription": sub_id, "price": g.prices[1]})
     sub = g.sub(sub_id)
     expect("items before the period ends", g.items(sub), [(g.prices[0], q)])
     if not sub.get("schedule"):
         raise Mismatch("the subscription is not managed by a schedule")
+    expect("schedule", answer.get("schedule"), sub["schedule"])
     expect("invoices before the period ends", len(g.invoices(sub_id)), 1)
     expect("pending invoice items", g.pending_items(customer), 0)
     g.advance(add_months(start, 1) + 2 * HOUR)
