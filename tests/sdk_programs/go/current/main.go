@@ -1,6 +1,7 @@
 // The current stripe-go major driven through core, payments, Checkout and billing flows.
-// Reads the secret key from $KEY and the API base from $API_BASE (empty: the SDK's default
-// host, https://api.stripe.com, as under `stripebench exec`); prints one JSON document.
+// Reads the secret key from $STRIPE_SECRET_KEY and the API base from $API_BASE (empty:
+// the SDK's default host, https://api.stripe.com, as under `stripebench exec`); prints one
+// JSON document.
 package main
 
 import (
@@ -45,12 +46,13 @@ func newClient(key string) *stripe.Client {
 
 func main() {
 	ctx := context.Background()
-	sc := newClient(os.Getenv("KEY"))
+	sc := newClient(os.Getenv("STRIPE_SECRET_KEY"))
 	out := map[string]any{"sdk": stripe.ClientVersion, "api_version": stripe.APIVersion}
 	if len(os.Args) > 1 && os.Args[1] == "routed" {
 		customer := must(sc.V1Customers.Create(ctx, &stripe.CustomerCreateParams{
 			Email: stripe.String("routed-go@example.com")}))
 		out["customer"] = customer.ID
+		out["default_base"] = stripe.APIURL
 		emit(out)
 		return
 	}

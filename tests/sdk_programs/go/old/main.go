@@ -1,7 +1,7 @@
 // An old stripe-go major (v72, pinned to 2020-08-27) through the same flows as ../current:
 // the pre-2022-11-15 `charges` list on PaymentIntents, pre-basil invoices with
-// `payment_intent` and subscription periods. Reads $KEY and $API_BASE; prints one JSON
-// document.
+// `payment_intent` and subscription periods. Reads $STRIPE_SECRET_KEY and
+// $API_BASE (empty: the SDK's default host); prints one JSON document.
 package main
 
 import (
@@ -47,12 +47,13 @@ func newClient(key string) *client.API {
 }
 
 func main() {
-	sc := newClient(os.Getenv("KEY"))
+	sc := newClient(os.Getenv("STRIPE_SECRET_KEY"))
 	out := map[string]any{"api_version": stripe.APIVersion}
 	if len(os.Args) > 1 && os.Args[1] == "routed" {
 		customer := must(sc.Customers.New(&stripe.CustomerParams{
 			Email: stripe.String("routed-go-old@example.com")}))
 		out["customer"] = customer.ID
+		out["default_base"] = stripe.APIURL
 		emit(out)
 		return
 	}

@@ -1,6 +1,7 @@
 // The current stripe-java major driven through core, payments, Checkout and billing flows.
-// Reads the secret key from $KEY and the API base from $API_BASE (empty: the SDK's default
-// host, https://api.stripe.com, as under `stripebench exec`); prints one JSON document.
+// Reads the secret key from $STRIPE_SECRET_KEY and the API base from $API_BASE (empty:
+// the SDK's default host, https://api.stripe.com, as under `stripebench exec`); prints one
+// JSON document.
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
@@ -65,7 +66,7 @@ public class Flows {
   }
 
   public static void main(String[] args) throws Exception {
-    StripeClient stripe = client(System.getenv("KEY"));
+    StripeClient stripe = client(System.getenv("STRIPE_SECRET_KEY"));
     JsonObject out = new JsonObject();
     out.addProperty("sdk", Stripe.VERSION);
     out.addProperty("api_version", Stripe.API_VERSION);
@@ -73,6 +74,7 @@ public class Flows {
       Customer customer = stripe.v1().customers().create(
           CustomerCreateParams.builder().setEmail("routed-java@example.com").build());
       out.addProperty("customer", customer.getId());
+      out.addProperty("default_base", Stripe.getApiBase());
       System.out.println(out);
       return;
     }

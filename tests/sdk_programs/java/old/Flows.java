@@ -1,8 +1,8 @@
 // An old stripe-java major (20.x, pinned to 2020-08-27) through the same flows as
 // ../current, in that era's style (global Stripe.apiKey, static resource methods): the
 // pre-2022-11-15 `charges` list on PaymentIntents, pre-basil invoices with
-// `payment_intent` and subscription periods. Reads $KEY and $API_BASE; prints one JSON
-// document.
+// `payment_intent` and subscription periods. Reads $STRIPE_SECRET_KEY and
+// $API_BASE (empty: the SDK's default host); prints one JSON document.
 import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
@@ -57,7 +57,7 @@ public class Flows {
   }
 
   public static void main(String[] args) throws Exception {
-    Stripe.apiKey = System.getenv("KEY");
+    Stripe.apiKey = System.getenv("STRIPE_SECRET_KEY");
     Stripe.setMaxNetworkRetries(2);
     String base = System.getenv("API_BASE");
     if (base != null && !base.isEmpty()) {
@@ -70,6 +70,7 @@ public class Flows {
       Customer customer = Customer.create(
           CustomerCreateParams.builder().setEmail("routed-java-old@example.com").build());
       out.addProperty("customer", customer.getId());
+      out.addProperty("default_base", Stripe.getApiBase());
       System.out.println(out);
       return;
     }
