@@ -162,4 +162,12 @@ def check_flows(out: dict[str, Any], sdk: str) -> None:
     assert missing["code"] == "resource_missing" and missing["param"] == "id"
     assert missing["request_id"].startswith("req_")
     assert out["auth"]["type"] == "authentication_error" and out["auth"]["status"] == 401
+    # A webhook delivery to an endpoint at the SDK's version verifies with the SDK, its
+    # object deserializes, and a tampered body does not verify.
+    hook = out["webhook"]
+    assert "error" not in hook, hook
+    assert hook["type"] == "customer.created" and hook["api_version"] == out["api_version"]
+    assert hook["object"] == hook["expected"] and hook["object"].startswith("cus_")
+    assert hook["tampered"] in ("webhook had no valid signature",  # stripe-go
+                                "SignatureVerificationException")  # stripe-java
     assert out["deleted"] is True

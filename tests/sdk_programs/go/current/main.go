@@ -9,9 +9,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
+	"time"
 
 	"github.com/stripe/stripe-go/v85"
+	"github.com/stripe/stripe-go/v85/webhook"
 )
 
 func must[T any](value T, err error) T {
@@ -149,9 +154,48 @@ func main() {
 	_, err = newClient("sk_test_wrong").V1Customers.Retrieve(ctx, customer.ID, nil)
 	out["auth"] = describe(err)
 
+	out["webhook"] = verifyWebhook(ctx, sc)
+
 	deleted := must(sc.V1Customers.Delete(ctx, customer.ID, nil))
 	out["deleted"] = deleted.Deleted
 	emit(out)
+}
+
+// verifyWebhook listens on a local port, registers it as a webhook endpoint at the SDK's
+// API version (what webhook.ConstructEvent insists on), makes an event happen and checks
+// the delivery's signature with the SDK, then once more with the body tampered.
+func verifyWebhook(ctx context.Context, sc *stripe.Client) map[string]any {
+	listener := must(net.Listen("tcp", "127.0.0.1:0"))
+	type delivery struct {
+		body      []byte
+		signature string
+	}
+	deliveries := make(chan delivery, 8)
+	go http.Serve(listener, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		deliveries <- delivery{body, r.Header.Get("Stripe-Signature")}
+	}))
+	endpoint := must(sc.V1WebhookEndpoints.Create(ctx, &stripe.WebhookEndpointCreateParams{
+		URL:           stripe.String("http://" + listener.Addr().String() + "/hooks"),
+		EnabledEvents: stripe.StringSlice([]string{"customer.created"}),
+		APIVersion:    stripe.String(stripe.APIVersion)}))
+	customer := must(sc.V1Customers.Create(ctx, &stripe.CustomerCreateParams{
+		Email: stripe.String("hooked-go@example.com")}))
+	select {
+	case got := <-deliveries:
+		event, err := webhook.ConstructEvent(got.body, got.signature, endpoint.Secret)
+		if err != nil {
+			return map[string]any{"error": err.Error()}
+		}
+		var object map[string]any
+		must(0, json.Unmarshal(event.Data.Raw, &object))
+		_, tampered := webhook.ConstructEvent(append(got.body, ' '), got.signature,
+			endpoint.Secret)
+		return map[string]any{"type": event.Type, "api_version": event.APIVersion,
+			"object": object["id"], "expected": customer.ID, "tampered": fmt.Sprint(tampered)}
+	case <-time.After(15 * time.Second):
+		return map[string]any{"error": "no delivery"}
+	}
 }
 
 func emit(out map[string]any) {

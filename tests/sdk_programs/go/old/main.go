@@ -8,10 +8,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
+	"time"
 
 	"github.com/stripe/stripe-go/v72"
 	"github.com/stripe/stripe-go/v72/client"
+	"github.com/stripe/stripe-go/v72/webhook"
 )
 
 func must[T any](value T, err error) T {
@@ -152,9 +157,45 @@ func main() {
 	_, err = newClient("sk_test_wrong").Customers.Get(customer.ID, nil)
 	out["auth"] = describe(err)
 
+	out["webhook"] = verifyWebhook(sc)
+
 	deleted := must(sc.Customers.Del(customer.ID, nil))
 	out["deleted"] = deleted.Deleted
 	emit(out)
+}
+
+// verifyWebhook: as in ../current, with an endpoint pinned to this SDK's 2020-08-27.
+func verifyWebhook(sc *client.API) map[string]any {
+	listener := must(net.Listen("tcp", "127.0.0.1:0"))
+	type delivery struct {
+		body      []byte
+		signature string
+	}
+	deliveries := make(chan delivery, 8)
+	go http.Serve(listener, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		deliveries <- delivery{body, r.Header.Get("Stripe-Signature")}
+	}))
+	endpoint := must(sc.WebhookEndpoints.New(&stripe.WebhookEndpointParams{
+		URL:           stripe.String("http://" + listener.Addr().String() + "/hooks"),
+		EnabledEvents: stripe.StringSlice([]string{"customer.created"}),
+		APIVersion:    stripe.String(stripe.APIVersion)}))
+	customer := must(sc.Customers.New(&stripe.CustomerParams{
+		Email: stripe.String("hooked-go-old@example.com")}))
+	select {
+	case got := <-deliveries:
+		event, err := webhook.ConstructEvent(got.body, got.signature, endpoint.Secret)
+		if err != nil {
+			return map[string]any{"error": err.Error()}
+		}
+		_, tampered := webhook.ConstructEvent(append(got.body, ' '), got.signature,
+			endpoint.Secret)
+		return map[string]any{"type": event.Type, "api_version": event.APIVersion,
+			"object": event.Data.Object["id"], "expected": customer.ID,
+			"tampered": fmt.Sprint(tampered)}
+	case <-time.After(15 * time.Second):
+		return map[string]any{"error": "no delivery"}
+	}
 }
 
 func emit(out map[string]any) {

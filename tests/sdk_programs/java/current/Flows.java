@@ -9,8 +9,10 @@ import com.stripe.Stripe;
 import com.stripe.StripeClient;
 import com.stripe.exception.CardException;
 import com.stripe.exception.InvalidRequestException;
+import com.stripe.exception.SignatureVerificationException;
 import com.stripe.exception.StripeException;
 import com.stripe.model.Customer;
+import com.stripe.model.Event;
 import com.stripe.model.LineItem;
 import com.stripe.model.PaymentIntent;
 import com.stripe.model.PaymentMethod;
@@ -18,7 +20,9 @@ import com.stripe.model.Price;
 import com.stripe.model.Product;
 import com.stripe.model.StripeObject;
 import com.stripe.model.checkout.Session;
+import com.stripe.model.WebhookEndpoint;
 import com.stripe.net.RequestOptions;
+import com.stripe.net.Webhook;
 import com.stripe.param.CustomerCreateParams;
 import com.stripe.param.CustomerListParams;
 import com.stripe.param.CustomerSearchParams;
@@ -29,7 +33,15 @@ import com.stripe.param.PriceCreateParams;
 import com.stripe.param.ProductCreateParams;
 import com.stripe.param.RefundCreateParams;
 import com.stripe.param.SubscriptionCreateParams;
+import com.stripe.param.WebhookEndpointCreateParams;
 import com.stripe.param.checkout.SessionCreateParams;
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import com.stripe.param.checkout.SessionLineItemListParams;
 
 public class Flows {
@@ -63,6 +75,55 @@ public class Flows {
       out.addProperty("param", ((InvalidRequestException) error).getParam());
     }
     return out;
+  }
+
+  /**
+   * Listens on a local port, registers it as a webhook endpoint at the SDK's API version,
+   * makes an event happen and checks the delivery's signature with the SDK (and once more
+   * with the body tampered). The event's object deserializes only when its api_version is
+   * the SDK's own.
+   */
+  static JsonObject verifyWebhook(StripeClient stripe) throws Exception {
+    BlockingQueue<String[]> deliveries = new ArrayBlockingQueue<>(8);
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext("/hooks", exchange -> {
+      String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+      String signature = exchange.getRequestHeaders().getFirst("Stripe-Signature");
+      deliveries.add(new String[] {body, signature});
+      exchange.sendResponseHeaders(200, -1);
+      exchange.close();
+    });
+    server.start();
+    try {
+      WebhookEndpointCreateParams params = WebhookEndpointCreateParams.builder()
+          .setUrl("http://127.0.0.1:" + server.getAddress().getPort() + "/hooks")
+          .addEnabledEvent(WebhookEndpointCreateParams.EnabledEvent.CUSTOMER__CREATED)
+          .putExtraParam("api_version", Stripe.API_VERSION)
+          .build();
+      WebhookEndpoint endpoint = stripe.v1().webhookEndpoints().create(params);
+      Customer customer = stripe.v1().customers().create(
+        CustomerCreateParams.builder().setEmail("hooked-java@example.com").build());
+      JsonObject out = new JsonObject();
+      String[] got = deliveries.poll(15, TimeUnit.SECONDS);
+      if (got == null) {
+        out.addProperty("error", "no delivery");
+        return out;
+      }
+      Event event = Webhook.constructEvent(got[0], got[1], endpoint.getSecret());
+      out.addProperty("type", event.getType());
+      out.addProperty("api_version", event.getApiVersion());
+      out.addProperty("object", event.getDataObjectDeserializer().getObject()
+          .map(object -> ((Customer) object).getId()).orElse(null));
+      out.addProperty("expected", customer.getId());
+      try {
+        Webhook.constructEvent(got[0] + " ", got[1], endpoint.getSecret());
+      } catch (SignatureVerificationException error) {
+        out.addProperty("tampered", error.getClass().getSimpleName());
+      }
+      return out;
+    } finally {
+      server.stop(0);
+    }
   }
 
   public static void main(String[] args) throws Exception {
@@ -185,6 +246,8 @@ public class Flows {
     } catch (StripeException error) {
       out.add("auth", describe(error));
     }
+
+    out.add("webhook", verifyWebhook(stripe));
 
     out.addProperty("deleted", stripe.v1().customers().delete(customer.getId()).getDeleted());
     System.out.println(out);
