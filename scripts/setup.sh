@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything stripebench needs on a fresh Debian machine: system packages
-# (Chromium, bubblewrap, Ruby), the Python environment in .venv/, and the npm packages the
-# tests and tasks use. Safe to run again; it skips what is already there.
+# (Chromium, bubblewrap, Ruby, a JDK and Maven), the Python environment in .venv/, the npm
+# packages the tests and tasks use, and offline caches of stripe-java and stripe-go. Safe
+# to run again; it skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +11,9 @@ command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 # Ruby: the routing tests prove a Ruby script reaches the emulator unmodified.
 command -v ruby >/dev/null 2>&1 || need_apt+=(ruby)
+# A JDK and Maven: the stripe-java tests (Go comes with the machine: Debian's is too old).
+command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
+command -v mvn >/dev/null 2>&1 || need_apt+=(maven)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
@@ -50,3 +54,25 @@ for pin in 'stripe==5.5.0' 'stripe==16.1.0'; do
   compgen -G "$wheelhouse/stripe-${pin#stripe==}-*.whl" >/dev/null ||
     .venv/bin/pip download -q --only-binary=:all: --dest "$wheelhouse" "$pin" >/dev/null
 done
+
+# stripe-java and stripe-go, current and old majors, for tests/test_java_sdk.py and
+# tests/test_go_sdk.py: Maven artifacts into the project's own repository .cache/m2, Go
+# modules into .cache/go, so the tests build offline (`mvn -o`, GOPROXY=off). A pom is
+# resolved again only when it changed (its classpath file is older than it).
+root=$PWD
+for pom in tests/sdk_programs/java/*/pom.xml; do
+  classpath=".cache/m2/$(basename "$(dirname "$pom")").classpath"
+  [ "$classpath" -nt "$pom" ] ||
+    mvn -B -q -Dmaven.repo.local="$root/.cache/m2" -f "$pom" dependency:build-classpath \
+      -Dmdep.outputFile="$root/$classpath" >/dev/null
+done
+if command -v go >/dev/null 2>&1; then
+  for module in tests/sdk_programs/go/*/; do
+    # Also compiles the SDK once into the project's build cache (stripe-go v85 alone takes
+    # a minute or more on two cores), so the tests' own builds start warm.
+    (cd "$module" && export GOMODCACHE="$root/.cache/go" GOCACHE="$root/.cache/go-build" \
+       GOFLAGS=-mod=mod && go mod download && go build -o /dev/null .)
+  done
+else
+  echo "setup: no Go toolchain; the stripe-go tests (tests/test_go_sdk.py) need one" >&2
+fi

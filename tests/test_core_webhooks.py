@@ -163,6 +163,9 @@ def test_payload_in_endpoint_api_version(client: stripe.StripeClient, receiver: 
     body = json.loads(got[0]["body"])
     promo = body["data"]["object"]
     assert promo["coupon"]["id"] == coupon.id and "promotion" not in promo
+    # The event says which version rendered it (stripe-go's ConstructEvent compares it
+    # with the SDK's own and refuses a mismatch).
+    assert body["api_version"] == "2025-03-31.basil"
 
 
 def test_retries_on_a_fixed_schedule_then_stop(emulator: RunningEmulator,

@@ -317,7 +317,9 @@ def on_event(ctx: Ctx, event: dict[str, Any]) -> None:
         version = endpoint.get("api_version") or ctx.account.api_version or ctx.version
         view = Ctx(ctx.store, ctx.account, version=version, request_id=ctx.request_id,
                    local_origin=ctx.local_origin, routed=ctx.routed)
-        payload = dumps(render.render(view, event))
+        # Rendered in the endpoint's version, and saying so: stripe-go's ConstructEvent
+        # refuses an event whose api_version differs from the SDK's.
+        payload = dumps({**render.render(view, event), "api_version": version})
         queue.submit(Delivery(account=ctx.account.id, endpoint=endpoint["id"], event=event["id"],
                               event_type=event["type"], url=endpoint["url"],
                               secret=endpoint["_secret"], payload=payload,

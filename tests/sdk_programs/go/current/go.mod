@@ -1,0 +1,5 @@
+module stripebench.local/sdkprograms/gocurrent
+
+go 1.23
+
+require github.com/stripe/stripe-go/v85 v85.0.0
