@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .clock import DEFAULT_START, Clock
 from .ids import IdGenerator
+from .indexes import FieldIndex, TypeWalk
 
 REQUEST_LOG_LIMIT = 5000
 
@@ -39,6 +39,8 @@ class Account:
     seq: dict[str, int] = field(default_factory=dict)  # object id -> creation sequence
     idempotency: dict[str, dict[str, Any]] = field(default_factory=dict)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    # type -> field path -> index; built on first use (see indexes.py), never persisted
+    indexes: dict[str, dict[tuple[str, ...], FieldIndex]] = field(default_factory=dict)
 
     def meta(self) -> dict[str, Any]:
         return {"id": self.id, "secret_key": self.secret_key,
@@ -46,12 +48,30 @@ class Account:
                 "seed": self.ids.seed, "counter": self.ids.counter, "time": self.clock.time,
                 "parent": self.parent, "settings": self.settings}
 
-    def iter_type(self, object_type: str, newest_first: bool = True) -> Iterator[dict[str, Any]]:
-        ids = self.order.get(object_type, [])
-        for object_id in (reversed(ids) if newest_first else iter(ids)):
-            obj = self.objects.get(object_id)
-            if obj is not None:
-                yield obj
+    def iter_type(self, object_type: str, newest_first: bool = True) -> TypeWalk:
+        """The live objects of one type, newest first; list pages seek in it by cursor."""
+        return TypeWalk(self.order.get(object_type, []), self.objects, self.seq, newest_first,
+                        lambda path: self.field_index(object_type, path))
+
+    def field_index(self, object_type: str, path: tuple[str, ...]) -> FieldIndex:
+        by_path = self.indexes.setdefault(object_type, {})
+        index = by_path.get(path)
+        if index is None:
+            index = by_path[path] = FieldIndex(path)
+            for obj in self.iter_type(object_type):
+                index.update(obj)
+        return index
+
+    def reindex(self, object_id: str) -> None:
+        """File an object (or its removal) in the field indexes of its type."""
+        obj = self.objects.get(object_id)
+        if obj is None:
+            for by_path in self.indexes.values():
+                for index in by_path.values():
+                    index.discard(object_id)
+            return
+        for index in self.indexes.get(obj["object"], {}).values():
+            index.update(obj)
 
 
 class Store:
@@ -132,6 +152,7 @@ class Store:
             account.order.setdefault(obj["object"], []).append(object_id)
             self.owner[object_id] = account.id
         account.objects[object_id] = obj
+        account.reindex(object_id)
         self.dirty.add((account.id, object_id))
         return obj
 
@@ -139,6 +160,7 @@ class Store:
         removed = account.objects.pop(object_id, None)
         if removed is not None:
             self.tombstones[(account.id, object_id)] = removed["object"]
+            account.reindex(object_id)
         self._disown(account, object_id)
         self.dirty.add((account.id, object_id))
 
@@ -243,6 +265,7 @@ class Store:
 
     def flush(self) -> None:
         """Commit this request's writes (only bookkeeping without a data directory)."""
+        self._reindex_dirty()
         if self.db is None or not (self.dirty or self.dirty_accounts or self.dirty_keys):
             self._clear_dirty()
             return
@@ -277,6 +300,13 @@ class Store:
             db.execute("ROLLBACK")
             raise
         self._clear_dirty()
+
+    def _reindex_dirty(self) -> None:
+        # A handler may change an object after `put` within its request: file it again.
+        for acct_id, object_id in self.dirty:
+            account = self.accounts.get(acct_id)
+            if account is not None and account.indexes:
+                account.reindex(object_id)
 
     def _clear_dirty(self) -> None:
         self.dirty.clear()
