@@ -42,7 +42,7 @@ def account_info(account: Any) -> dict[str, Any]:
             "parent": account.parent, "time": account.clock.now()}
 
 
-def handle(app: EmulatorApp, request: Request) -> Response:
+async def handle(app: EmulatorApp, request: Request) -> Response:
     store = app.store
     path = request.path.rstrip("/")
     method = request.method
@@ -52,6 +52,10 @@ def handle(app: EmulatorApp, request: Request) -> Response:
     if app.control_token and not hmac.compare_digest(
             request.header("x-emulator-token"), app.control_token):
         return _error("The control plane needs a valid X-Emulator-Token header.", 403)
+    if path == "/_emulator/restore" and method == "POST":
+        response = await _restore(app, request)
+        store.flush()
+        return response
     try:
         body = _body(request) if method == "POST" else {}
     except ValueError as exc:
@@ -67,6 +71,26 @@ def handle(app: EmulatorApp, request: Request) -> Response:
         response = _error(str(exc))
     store.flush()
     return response
+
+
+async def _restore(app: EmulatorApp, request: Request) -> Response:
+    """Restore one snapshot, or every account from an export, in slices (restoring.py)."""
+    from .restoring import read_restore_body, restore_steps, run
+    store = app.store
+    try:
+        if request.header("content-type").startswith("application/json") or not request.body:
+            body = await run(read_restore_body(request.body or b"{}"))
+        else:
+            body = _body(request)
+        if "accounts" in body:
+            await run(restore_steps(store, list(body["accounts"]), replace_all=True))
+            return Response.json({"restored": len(store.accounts)})
+        accounts = await run(restore_steps(store, [body], replace_all=False))
+    except KeyError as exc:
+        return _error(f"Invalid snapshot: missing {exc.args[0]!r}.")
+    except (ValueError, TypeError) as exc:
+        return _error(f"Invalid snapshot: {exc}")
+    return Response.json(account_info(accounts[0]))
 
 
 def _route(app: EmulatorApp, method: str, path: str, body: dict[str, Any],
@@ -114,10 +138,4 @@ def _route(app: EmulatorApp, method: str, path: str, body: dict[str, Any],
         if query.get("account"):
             return Response.json(store.snapshot(store.accounts[query["account"]]))
         return Response.json(store.export_all())
-    if path == "/_emulator/restore" and method == "POST":
-        if "accounts" in body:
-            store.import_all(body)
-            return Response.json({"restored": len(store.accounts)})
-        account = store.restore(body)
-        return Response.json(account_info(account))
     return _error(f"Unknown control-plane call: {method} {path}", 404)

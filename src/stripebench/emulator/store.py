@@ -39,6 +39,7 @@ class Account:
     seq: dict[str, int] = field(default_factory=dict)  # object id -> creation sequence
     idempotency: dict[str, dict[str, Any]] = field(default_factory=dict)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    gen: int = 0  # the generation of its rows on disk; a restore writes the next one
     # type -> field path -> index; built on first use (see indexes.py), never persisted
     indexes: dict[str, dict[tuple[str, ...], FieldIndex]] = field(default_factory=dict)
 
@@ -91,6 +92,9 @@ class Store:
         # Runtime services hung on the store (the webhook dispatcher); never persisted.
         self.extensions: dict[str, Any] = {}
         self.db: sqlite3.Connection | None = None
+        self.next_gen = 1
+        self.epoch = 0  # bumped by reset/delete: a restore that spans one must not commit
+        self.restoring: set[str] = set()  # account ids with a restore under way
         if data_dir is not None:
             self._open(Path(data_dir))
 
@@ -122,6 +126,7 @@ class Store:
 
     def delete_account(self, account_id: str) -> None:
         account = self.accounts.pop(account_id)
+        self.epoch += 1
         self.keys.pop(account.secret_key, None)
         self.keys.pop(account.publishable_key, None)
         for object_id in account.objects:
@@ -133,6 +138,7 @@ class Store:
                     self.db.execute(f"DELETE FROM {table} WHERE {column}=?", (account_id,))
 
     def reset(self) -> None:
+        self.epoch += 1
         self.accounts.clear()
         self.keys.clear()
         self.owner.clear()
@@ -199,35 +205,39 @@ class Store:
         }
 
     def restore(self, data: dict[str, Any]) -> Account:
-        meta = data["account"]
-        if meta["id"] in self.accounts:
-            self.delete_account(meta["id"])
-        ids = IdGenerator(meta["seed"])
-        ids.counter = meta["counter"]
-        account = Account(id=meta["id"], secret_key=meta["secret_key"],
-                          publishable_key=meta["publishable_key"],
-                          api_version=meta["api_version"], ids=ids, clock=Clock(meta["time"]),
-                          parent=meta.get("parent"), settings=meta.get("settings", {}))
-        account.objects = {o["id"]: o for o in data["objects"]}
-        account.order = {k: list(v) for k, v in data["order"].items()}
-        sequence = data.get("sequence") or [i for ids_ in account.order.values() for i in ids_]
-        account.seq = {object_id: n for n, object_id in enumerate(sequence)}
-        account.idempotency = dict(data.get("idempotency", {}))
-        for object_id in account.objects:
-            self.owner[object_id] = account.id
-            self.dirty.add((account.id, object_id))
-        for key in account.idempotency:
-            self.dirty_keys.add((account.id, key))
-        self._register(account)
-        return account
+        """Replace (or add) one account from its snapshot, in one go (see restoring.py)."""
+        from .restoring import restore_steps, run_now
+        return run_now(restore_steps(self, [data], replace_all=False))[0]
 
     def export_all(self) -> dict[str, Any]:
         return {"seed": self.seed, "accounts": [self.snapshot(a) for a in self.accounts.values()]}
 
     def import_all(self, data: dict[str, Any]) -> None:
-        self.reset()
-        for snap in data["accounts"]:
-            self.restore(snap)
+        """Replace every account with the exported ones, in one go (see restoring.py)."""
+        from .restoring import restore_steps, run_now
+        run_now(restore_steps(self, list(data["accounts"]), replace_all=True))
+
+    def install(self, accounts: list[Account], replace_all: bool) -> list[tuple[str, int]]:
+        """Swap restored accounts in (memory only); returns the replaced (account, gen)."""
+        replaced = [(a.id, a.gen) for a in self.accounts.values()] if replace_all else [
+            (a.id, self.accounts[a.id].gen) for a in accounts if a.id in self.accounts]
+        if replace_all:
+            self.accounts.clear()
+            self.keys.clear()
+            self.owner.clear()
+            self.account_ids = IdGenerator(f"{self.seed}:accounts")
+        for account in accounts:
+            old = self.accounts.pop(account.id, None)
+            if old is not None:
+                self.keys.pop(old.secret_key, None)
+                self.keys.pop(old.publishable_key, None)
+                for object_id in old.objects:
+                    if object_id not in account.objects:
+                        self._disown(old, object_id)
+            for object_id in account.objects:
+                self.owner[object_id] = account.id
+            self._register(account)
+        return replaced
 
     # ----------------------------------------------------------------- persistence
 
@@ -237,31 +247,71 @@ class Store:
                              isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("CREATE TABLE IF NOT EXISTS accounts (id TEXT PRIMARY KEY, meta TEXT)")
-        db.execute("CREATE TABLE IF NOT EXISTS objects (account TEXT, id TEXT, seq INTEGER, "
-                   "type TEXT, data TEXT, PRIMARY KEY (account, id))")
-        db.execute("CREATE TABLE IF NOT EXISTS idempotency (account TEXT, key TEXT, data TEXT, "
-                   "PRIMARY KEY (account, key))")
-        db.execute("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT)")
+        _create_or_migrate(db)
         self.db = db
-        for acct_id, meta_json in db.execute("SELECT id, meta FROM accounts").fetchall():
+        # Rows of a generation no account points at: a restore killed before its commit,
+        # or the replaced generation of one killed before its sweep.
+        with db:
+            for table in ("objects", "idempotency"):
+                db.execute(f"DELETE FROM {table} WHERE NOT EXISTS (SELECT 1 FROM accounts a "
+                           f"WHERE a.id={table}.account AND a.gen={table}.gen)")
+        from .restoring import account_from_snapshot, run_now
+        rows = db.execute("SELECT id, meta, gen FROM accounts").fetchall()
+        for acct_id, meta_json, gen in rows:
             order: dict[str, list[str]] = {}
             objects = []
             sequence = []
             for object_id, object_type, data in db.execute(
-                    "SELECT id, type, data FROM objects WHERE account=? ORDER BY seq", (acct_id,)):
+                    "SELECT id, type, data FROM objects WHERE account=? AND gen=? ORDER BY seq",
+                    (acct_id, gen)):
                 order.setdefault(object_type, []).append(object_id)
                 sequence.append(object_id)
                 if data is not None:
                     objects.append(json.loads(data))
             idem = {k: json.loads(v) for k, v in db.execute(
-                "SELECT key, data FROM idempotency WHERE account=?", (acct_id,))}
-            self.restore({"account": json.loads(meta_json), "objects": objects, "order": order,
-                          "sequence": sequence, "idempotency": idem})
+                "SELECT key, data FROM idempotency WHERE account=? AND gen=?", (acct_id, gen))}
+            account = run_now(account_from_snapshot(
+                {"account": json.loads(meta_json), "objects": objects, "order": order,
+                 "sequence": sequence, "idempotency": idem}))
+            account.gen = gen
+            self.install([account], replace_all=False)
+        self.next_gen = 1 + max([gen for _, _, gen in rows], default=0)
         row = db.execute("SELECT value FROM settings WHERE key='account_counter'").fetchone()
         if row:
             self.account_ids.counter = int(row[0])
         self._clear_dirty()
+
+    # A restore writes the new generation's rows in small transactions of their own
+    # (`stage_rows`), then makes them the account's in one transaction that only flips
+    # the account row's generation (`commit_generations`): a kill before that keeps the
+    # old account whole, a kill after it has the new one whole. The old generation's rows
+    # are swept afterwards in chunks (`sweep_chunk`), or at the next start.
+
+    def stage_rows(self, objects: list[tuple[Any, ...]], keys: list[tuple[Any, ...]]) -> None:
+        assert self.db is not None
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO objects VALUES (?,?,?,?,?,?)", objects)
+            self.db.executemany("INSERT OR REPLACE INTO idempotency VALUES (?,?,?,?)", keys)
+
+    def commit_generations(self, accounts: list[Account], replace_all: bool) -> None:
+        assert self.db is not None
+        with self.db:
+            if replace_all:
+                self.db.execute("DELETE FROM accounts")
+            for account in accounts:
+                self.db.execute("INSERT OR REPLACE INTO accounts VALUES (?,?,?)",
+                                (account.id, json.dumps(account.meta()), account.gen))
+
+    def sweep_chunk(self, account_id: str, gen: int, size: int = 2000) -> bool:
+        """Delete up to `size` rows of a dead generation; False once none are left."""
+        assert self.db is not None
+        deleted = 0
+        with self.db:
+            for table in ("objects", "idempotency"):
+                deleted += self.db.execute(
+                    f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} "
+                    "WHERE account=? AND gen=? LIMIT ?)", (account_id, gen, size)).rowcount
+        return deleted > 0
 
     def flush(self) -> None:
         """Commit this request's writes (only bookkeeping without a data directory)."""
@@ -279,20 +329,20 @@ class Store:
                     continue
                 obj = account.objects.get(object_id)
                 # Deleted objects keep a row (data NULL) so list order survives restarts.
-                db.execute("INSERT OR REPLACE INTO objects VALUES (?,?,?,?,?)",
-                           (acct_id, object_id, account.seq.get(object_id, 0),
+                db.execute("INSERT OR REPLACE INTO objects VALUES (?,?,?,?,?,?)",
+                           (acct_id, account.gen, object_id, account.seq.get(object_id, 0),
                             obj["object"] if obj else self.tombstones.get((acct_id, object_id), ""),
                             json.dumps(obj) if obj else None))
             for acct_id, key in self.dirty_keys:
                 account = self.accounts.get(acct_id)
                 if account is not None and key in account.idempotency:
-                    db.execute("INSERT OR REPLACE INTO idempotency VALUES (?,?,?)",
-                               (acct_id, key, json.dumps(account.idempotency[key])))
+                    db.execute("INSERT OR REPLACE INTO idempotency VALUES (?,?,?,?)",
+                               (acct_id, account.gen, key, json.dumps(account.idempotency[key])))
             for acct_id in touched:
                 account = self.accounts.get(acct_id)
                 if account is not None:
-                    db.execute("INSERT OR REPLACE INTO accounts VALUES (?,?)",
-                               (acct_id, json.dumps(account.meta())))
+                    db.execute("INSERT OR REPLACE INTO accounts VALUES (?,?,?)",
+                               (acct_id, json.dumps(account.meta()), account.gen))
             db.execute("INSERT OR REPLACE INTO settings VALUES ('account_counter', ?)",
                        (str(self.account_ids.counter),))
             db.execute("COMMIT")
@@ -313,3 +363,26 @@ class Store:
         self.dirty_accounts.clear()
         self.dirty_keys.clear()
         self.tombstones.clear()
+
+
+def _create_or_migrate(db: sqlite3.Connection) -> None:
+    """The tables, keyed by (account, generation); older files (no generation) migrate."""
+    columns = [row[1] for row in db.execute("PRAGMA table_info(objects)")]
+    with db:
+        if columns and "gen" not in columns:
+            db.execute("ALTER TABLE objects RENAME TO objects_v1")
+            db.execute("ALTER TABLE idempotency RENAME TO idempotency_v1")
+            db.execute("ALTER TABLE accounts ADD COLUMN gen INTEGER NOT NULL DEFAULT 0")
+        db.execute("CREATE TABLE IF NOT EXISTS accounts (id TEXT PRIMARY KEY, meta TEXT, "
+                   "gen INTEGER NOT NULL DEFAULT 0)")
+        db.execute("CREATE TABLE IF NOT EXISTS objects (account TEXT, gen INTEGER, id TEXT, "
+                   "seq INTEGER, type TEXT, data TEXT, PRIMARY KEY (account, gen, id))")
+        db.execute("CREATE TABLE IF NOT EXISTS idempotency (account TEXT, gen INTEGER, key TEXT, "
+                   "data TEXT, PRIMARY KEY (account, gen, key))")
+        db.execute("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT)")
+        if columns and "gen" not in columns:
+            db.execute("INSERT INTO objects SELECT account, 0, id, seq, type, data "
+                       "FROM objects_v1")
+            db.execute("INSERT INTO idempotency SELECT account, 0, key, data FROM idempotency_v1")
+            db.execute("DROP TABLE objects_v1")
+            db.execute("DROP TABLE idempotency_v1")
