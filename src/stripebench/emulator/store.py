@@ -217,10 +217,10 @@ class Store:
         from .restoring import restore_steps, run_now
         run_now(restore_steps(self, list(data["accounts"]), replace_all=True))
 
-    def install(self, accounts: list[Account], replace_all: bool) -> list[tuple[str, int]]:
-        """Swap restored accounts in (memory only); returns the replaced (account, gen)."""
-        replaced = [(a.id, a.gen) for a in self.accounts.values()] if replace_all else [
-            (a.id, self.accounts[a.id].gen) for a in accounts if a.id in self.accounts]
+    def install(self, accounts: list[Account], replace_all: bool) -> list[Account]:
+        """Swap restored accounts in (memory only); returns the accounts they replaced."""
+        replaced = list(self.accounts.values()) if replace_all else [
+            self.accounts[a.id] for a in accounts if a.id in self.accounts]
         if replace_all:
             self.accounts.clear()
             self.keys.clear()
@@ -302,7 +302,7 @@ class Store:
                 self.db.execute("INSERT OR REPLACE INTO accounts VALUES (?,?,?)",
                                 (account.id, json.dumps(account.meta()), account.gen))
 
-    def sweep_chunk(self, account_id: str, gen: int, size: int = 2000) -> bool:
+    def sweep_chunk(self, account_id: str, gen: int, size: int = 1000) -> bool:
         """Delete up to `size` rows of a dead generation; False once none are left."""
         assert self.db is not None
         deleted = 0
