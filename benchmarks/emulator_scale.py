@@ -120,7 +120,7 @@ def measure_lists(base: str, key: str, count: int, repeat: int) -> None:
         client.get(url, params={"limit": 1}).raise_for_status()
         cases = [
             ("first page (no cursor)", {}),
-            ("starting_after the 1,000th newest", {"starting_after": ids[-1000]}),
+            ("starting_after the 1,000th newest", {"starting_after": ids[-min(1000, count)]}),
             ("starting_after the middle", {"starting_after": ids[count // 2]}),
             ("starting_after near the oldest", {"starting_after": ids[150]}),
             ("ending_before the middle", {"ending_before": ids[count // 2]}),
