@@ -14,6 +14,8 @@ Starts `stripebench emulator serve --data DIR` as a real server process and prin
 - a full walk of all objects with `limit=100`;
 - searches: exact email (the first request separately: it may build the index), exact
   metadata, and a substring search (a scan by nature, for scale);
+- the longest slice of a restore in CPU time, in-process (so the figure does not move
+  with what else runs on the machine);
 - memory: a separate process creates `--memory` customers through the API in-process
   (the same `EmulatorApp.handle` path the server runs, with an Idempotency-Key as the SDKs
   send) and prints the resident-memory growth per customer.
@@ -198,6 +200,60 @@ def memory_child(count: int) -> None:
           f"({grown / 1e6 * 100_000 / count:.0f} MB per 100k)", flush=True)
 
 
+def slices_child(count: int) -> None:
+    """Restore `count` customers in-process over an account that has them already, and
+    report the longest stretch of CPU time (thread_time, so time the OS gave to other
+    processes does not count) the event loop would have been held without a turn."""
+    from stripebench.emulator.server import build
+
+    with tempfile.TemporaryDirectory() as data:
+        app = build(seed=1, data=Path(data))
+        store = app.store
+        account = next(iter(store.accounts.values()))
+        template = {"object": "customer", "created": 1767225600, "email": None,
+                    "metadata": {}, "invoice_settings": {"custom_fields": None, "footer": None},
+                    **{f"field_{i}": None for i in range(24)}}
+        snapshot = store.snapshot(account)
+        objects = [dict(template, id=f"cus_scale{i:09d}", email=f"scale{i}@example.com",
+                        metadata={"n": str(i)}) for i in range(count)]
+        snapshot.update(objects=objects, order={"customer": [o["id"] for o in objects]},
+                        sequence=[o["id"] for o in objects], idempotency={})
+        body = json.dumps(snapshot).encode()
+        del objects, snapshot
+        for label in ("restore into the account", "restore over the same account"):
+            try:
+                from stripebench.emulator import restoring
+            except ImportError:  # the code before slicing: one synchronous call
+                started = time.thread_time()
+                store.restore(json.loads(body))
+                store.flush()
+                longest, slices = time.thread_time() - started, 1
+            else:
+                longest, slices = 0.0, 0
+                for steps in (restoring.read_restore_body(body),):
+                    data_, longest, slices = _step_through(steps, longest, slices)
+                _, longest, slices = _step_through(
+                    restoring.restore_steps(store, [data_], replace_all=False), longest, slices)
+                store.flush()
+            print(f"  in-process {label}: {slices} slices, longest {1000 * longest:.1f} ms "
+                  "CPU without a turn for other requests", flush=True)
+
+
+def _step_through(steps: Any, longest: float, slices: int) -> tuple[Any, float, int]:
+    gc.disable()  # as restoring.run does
+    try:
+        while True:
+            started = time.thread_time()
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value, max(longest, time.thread_time() - started), slices + 1
+            longest = max(longest, time.thread_time() - started)
+            slices += 1
+    finally:
+        gc.enable()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--objects", type=int, default=100_000)
@@ -205,9 +261,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--skip-lists", action="store_true")
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--slices-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory_child:
         memory_child(args.memory_child)
+        return
+    if args.slices_child:
+        slices_child(args.slices_child)
         return
     print(f"load average before the run: {os.getloadavg()[0]:.2f}; "
           f"{args.objects:,} customers in one account", flush=True)
@@ -232,6 +292,8 @@ def main() -> None:
         finally:
             server.kill()
             server.wait()
+    subprocess.run([sys.executable, __file__, "--slices-child", str(args.objects)],
+                   check=True, cwd=ROOT)
     if args.memory:
         subprocess.run([sys.executable, __file__, "--memory-child", str(args.memory)],
                        check=True, cwd=ROOT)
