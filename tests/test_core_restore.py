@@ -183,3 +183,45 @@ def test_restore_without_a_pause_replaces_the_account_and_survives_a_restart(
         assert _ids(_client(base, account)) == setup["new_newest_first"]
     finally:
         _kill(process)
+
+
+def test_a_data_directory_from_before_generations_is_migrated(tmp_path: Path) -> None:
+    """Files written before rows carried a generation load unchanged, deletions included."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    process = serve(tmp_path, port)
+    try:
+        account = httpx.post(f"{base}/_emulator/accounts", json={}).json()
+        client = _client(base, account)
+        made = [client.v1.customers.create(params={"email": f"m{i}@example.com"}).id
+                for i in range(4)]
+        client.v1.customers.delete(made[1])
+    finally:
+        _kill(process)
+    # Rewrite the file into the earlier layout: no `gen` column anywhere.
+    with sqlite3.connect(tmp_path / "emulator.sqlite3") as db:
+        db.execute("CREATE TABLE old_objects AS SELECT account, id, seq, type, data FROM objects")
+        db.execute("CREATE TABLE old_keys AS SELECT account, key, data FROM idempotency")
+        db.execute("CREATE TABLE old_accounts AS SELECT id, meta FROM accounts")
+        for table in ("objects", "idempotency", "accounts"):
+            db.execute(f"DROP TABLE {table}")
+        db.execute("CREATE TABLE accounts (id TEXT PRIMARY KEY, meta TEXT)")
+        db.execute("CREATE TABLE objects (account TEXT, id TEXT, seq INTEGER, type TEXT, "
+                   "data TEXT, PRIMARY KEY (account, id))")
+        db.execute("CREATE TABLE idempotency (account TEXT, key TEXT, data TEXT, "
+                   "PRIMARY KEY (account, key))")
+        db.execute("INSERT INTO accounts SELECT * FROM old_accounts")
+        db.execute("INSERT INTO objects SELECT * FROM old_objects")
+        db.execute("INSERT INTO idempotency SELECT * FROM old_keys")
+        for table in ("old_objects", "old_keys", "old_accounts"):
+            db.execute(f"DROP TABLE {table}")
+    process = serve(tmp_path, port)
+    try:
+        client = _client(base, account)
+        assert _ids(client) == [made[3], made[2], made[0]]
+        assert client.v1.customers.retrieve(made[1]).to_dict().get("deleted") is True
+        page = client.v1.customers.list(params={"limit": 1, "starting_after": made[1]})
+        assert [c.id for c in page.data] == [made[0]]
+        assert client.v1.customers.create(params={"email": "after@example.com"}).id not in made
+    finally:
+        _kill(process)
