@@ -38,7 +38,7 @@ T = TypeVar("T")
 # A stage of work: yields None between slices, or the name of a point a test may pause at.
 Steps = Generator[str | None, None, T]
 
-SLICE_BYTES = 256 * 1024  # of JSON text read between two turns of the event loop
+SLICE_BYTES = 64 * 1024  # of JSON text read between two turns of the event loop
 SLICE_OBJECTS = 250  # objects built or written between two turns
 # Test-only hook: with this set to a file path, a restore writes the name of each pause
 # point ("staged", "committed") into that file and waits (≤ 60 s) until the file is gone,
@@ -101,9 +101,9 @@ def restore_steps(store: Store, snapshots: list[dict[str, Any]],
     store.restoring.update(ids)
     epoch = store.epoch
     staged: list[Account] = []
+    accounts: list[Account] = []
     committed = False
     try:
-        accounts = []
         for snapshot in snapshots:
             accounts.append((yield from account_from_snapshot(snapshot)))
         if store.db is not None:
@@ -113,31 +113,60 @@ def restore_steps(store: Store, snapshots: list[dict[str, Any]],
                 staged.append(account)
                 yield from _stage(store, account)
             yield "staged"
+        contested: list[tuple[str, str]] = []
+        for account in accounts:
+            contested += yield from _adopt(store, account)
         if store.epoch != epoch:
             raise ValueError("The emulator was reset, or an account deleted, while this "
                              "restore ran; nothing was restored.")
         if store.db is not None:
             store.commit_generations(accounts, replace_all)
         committed = True
-        replaced = store.install(accounts, replace_all)
+        replaced = store.install(accounts, replace_all, contested)
         if store.db is not None:
             yield "committed"
             for old in replaced:
                 while store.sweep_chunk(old.id, old.gen):
                     yield None
         for old in replaced:  # freeing 100k objects at once takes a few hundred ms too
-            yield from _dismantle(old)
+            yield from _release(store, old)
         return accounts
     finally:
         store.restoring.difference_update(ids)
+        if not committed:
+            for account in accounts:  # ids claimed ahead of a swap that never came
+                current = store.accounts.get(account.id)
+                for object_id in account.objects:
+                    if current is None or object_id not in current.objects:
+                        store.disown(account, object_id)
         if not committed and store.db is not None:
             for account in staged:  # nothing points at these rows: drop them now
                 while store.sweep_chunk(account.id, account.gen, size=100_000):
                     pass
 
 
-def _dismantle(account: Account) -> Steps[None]:
-    """Drop a replaced account's objects a slice at a time."""
+def _adopt(store: Store, account: Account) -> Steps[list[tuple[str, str]]]:
+    """Point the id index at the new account's objects ahead of the swap, where no other
+    account holds them (`Store.find` of such an id answers nothing until the swap).
+    Returns the ids another account holds: the swap takes those over."""
+    contested = []
+    for count, object_id in enumerate(account.objects, 1):
+        holder = store.owner.setdefault(object_id, account.id)
+        if holder != account.id:
+            contested.append((object_id, account.id))
+        if count % (10 * SLICE_OBJECTS) == 0:
+            yield None
+    return contested
+
+
+def _release(store: Store, account: Account) -> Steps[None]:
+    """Drop a replaced account: its ids the new one lacks, then its objects, in slices."""
+    current = store.accounts.get(account.id)
+    for count, object_id in enumerate(account.objects, 1):
+        if current is None or object_id not in current.objects:
+            store.disown(account, object_id)
+        if count % (10 * SLICE_OBJECTS) == 0:
+            yield None
     for table in (account.objects, account.seq, account.idempotency):
         while table:
             for _ in range(min(len(table), 5 * SLICE_OBJECTS)):
@@ -169,17 +198,27 @@ def account_from_snapshot(data: dict[str, Any]) -> Steps[Account]:
             yield None
     # Lists bisect the order lists by sequence: every listed id needs one, every object
     # must be listed, and each list must ascend.
-    listed = set()
-    for type_ids in order.values():
-        for object_id in type_ids:
+    listed: set[str] = set()
+    step = 10 * SLICE_OBJECTS
+    for type_ids in list(order.values()):
+        for count, object_id in enumerate(type_ids, 1):
             seq.setdefault(object_id, len(seq))
-        listed.update(type_ids)
-    for object_id, obj in objects.items():
+            listed.add(object_id)
+            if count % step == 0:
+                yield None
+    for count, (object_id, obj) in enumerate(objects.items(), 1):
         if object_id not in listed:
             seq.setdefault(object_id, len(seq))
             order.setdefault(obj["object"], []).append(object_id)
+        if count % step == 0:
+            yield None
     for type_ids in order.values():
-        type_ids.sort(key=seq.__getitem__)
+        for position in range(1, len(type_ids)):
+            if seq[type_ids[position - 1]] > seq[type_ids[position]]:
+                type_ids.sort(key=seq.__getitem__)
+                break
+            if position % step == 0:
+                yield None
     account.order = order
     account.idempotency = dict(data.get("idempotency") or {})
     yield None

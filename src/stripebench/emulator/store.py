@@ -136,7 +136,7 @@ class Store:
         self.keys.pop(account.secret_key, None)
         self.keys.pop(account.publishable_key, None)
         for object_id in account.objects:
-            self._disown(account, object_id)
+            self.disown(account, object_id)
         if self.db is not None:
             with self.db:
                 for table, column in (("accounts", "id"), ("objects", "account"),
@@ -174,10 +174,10 @@ class Store:
         if removed is not None:
             self.tombstones[(account.id, object_id)] = removed["object"]
             account.reindex(object_id)
-        self._disown(account, object_id)
+        self.disown(account, object_id)
         self.dirty.add((account.id, object_id))
 
-    def _disown(self, account: Account, object_id: str) -> None:
+    def disown(self, account: Account, object_id: str) -> None:
         # Ids a caller chooses (`prod_tee` from a task's fixtures) may exist in several
         # accounts at once: only the account the index points at gives the entry up.
         if self.owner.get(object_id) == account.id:
@@ -196,8 +196,10 @@ class Store:
         account_id = self.owner.get(object_id)
         if account_id is None:
             return None
-        account = self.accounts[account_id]
-        return account, account.objects[object_id]
+        account = self.accounts.get(account_id)
+        obj = account.objects.get(object_id) if account is not None else None
+        # None too for an id a restore has claimed but not swapped in yet
+        return (account, obj) if account is not None and obj is not None else None
 
     # ----------------------------------------------------------------- snapshots
 
@@ -224,26 +226,28 @@ class Store:
         from .restoring import restore_steps, run_now
         run_now(restore_steps(self, list(data["accounts"]), replace_all=True))
 
-    def install(self, accounts: list[Account], replace_all: bool) -> list[Account]:
-        """Swap restored accounts in (memory only); returns the accounts they replaced."""
+    def install(self, accounts: list[Account], replace_all: bool,
+                contested: list[tuple[str, str]] | None = None) -> list[Account]:
+        """Swap restored accounts in (memory only); returns the accounts they replaced.
+
+        The id index already points at the new objects (restoring._adopt), but for
+        `contested` (object id, account id) pairs held elsewhere; the replaced accounts'
+        leftover ids are released after (restoring._release), so this stays short.
+        """
         replaced = list(self.accounts.values()) if replace_all else [
             self.accounts[a.id] for a in accounts if a.id in self.accounts]
         if replace_all:
             self.accounts.clear()
             self.keys.clear()
-            self.owner.clear()
             self.account_ids = IdGenerator(f"{self.seed}:accounts")
         for account in accounts:
             old = self.accounts.pop(account.id, None)
             if old is not None:
                 self.keys.pop(old.secret_key, None)
                 self.keys.pop(old.publishable_key, None)
-                for object_id in old.objects:
-                    if object_id not in account.objects:
-                        self._disown(old, object_id)
-            for object_id in account.objects:
-                self.owner[object_id] = account.id
             self._register(account)
+        for object_id, account_id in contested or []:
+            self.owner[object_id] = account_id
         return replaced
 
     # ----------------------------------------------------------------- persistence
