@@ -55,7 +55,9 @@ def query_keys(text: str) -> list[Hashable]:
 class FieldIndex:
     def __init__(self, path: tuple[str, ...]) -> None:
         self.path = path
-        self.buckets: dict[Hashable, set[str]] = {}
+        # key -> the one id holding it, or a set once several do (most values are unique:
+        # a set per value would cost 200 bytes each)
+        self.buckets: dict[Hashable, str | set[str]] = {}
         self.filed: dict[str, Hashable] = {}  # object id -> its key, to move it on change
 
     def update(self, obj: Obj) -> None:
@@ -64,22 +66,37 @@ class FieldIndex:
         if key is not None and self.filed.get(object_id) == key:
             return
         self.discard(object_id)
-        if key is not None:
-            self.filed[object_id] = key
-            self.buckets.setdefault(key, set()).add(object_id)
+        if key is None:
+            return
+        self.filed[object_id] = key
+        held = self.buckets.setdefault(key, object_id)
+        if held is object_id or held == object_id:
+            return
+        if isinstance(held, str):
+            self.buckets[key] = {held, object_id}
+        else:
+            held.add(object_id)
 
     def discard(self, object_id: str) -> None:
         key = self.filed.pop(object_id, None)
-        if key is not None:
-            bucket = self.buckets[key]
-            bucket.discard(object_id)
-            if not bucket:
-                del self.buckets[key]
+        if key is None:
+            return
+        held = self.buckets[key]
+        if isinstance(held, str):
+            del self.buckets[key]
+            return
+        held.discard(object_id)
+        if len(held) == 1:
+            self.buckets[key] = held.pop()
 
     def lookup(self, keys: Iterable[Hashable]) -> set[str]:
         found: set[str] = set()
         for key in keys:
-            found |= self.buckets.get(key, set())
+            held = self.buckets.get(key)
+            if isinstance(held, str):
+                found.add(held)
+            elif held is not None:
+                found |= held
         return found
 
 
