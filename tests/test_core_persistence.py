@@ -17,11 +17,11 @@ import stripe
 from conftest import free_port
 
 
-def serve(data: Path, port: int) -> subprocess.Popen[bytes]:
+def serve(data: Path, port: int, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "stripebench.cli", "emulator", "serve", "--port", str(port),
                "--data", str(data), "--seed", "77"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                               env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:

@@ -110,7 +110,7 @@ class EmulatorApp:
             if first in STRIPE_HOSTS:
                 hostname, path = first, "/" + rest
             elif path.startswith("/_emulator"):
-                return control.handle(self.store, self.control_token, request)
+                return await control.handle(self.store, self.control_token, request)
             else:
                 hostname = "api.stripe.com"
         if request.method == "OPTIONS":

@@ -102,7 +102,7 @@ def account_info(account: Any) -> dict[str, Any]:
             "parent": account.parent, "time": account.clock.now()}
 
 
-def handle(store: Store, control_token: str | None, request: Request) -> Response:
+async def handle(store: Store, control_token: str | None, request: Request) -> Response:
     path = request.path.rstrip("/")
     method = request.method
     if path == "/_emulator/health":
@@ -112,6 +112,13 @@ def handle(store: Store, control_token: str | None, request: Request) -> Respons
     if control_token and not hmac.compare_digest(
             request.header("x-emulator-token").encode("latin-1"), control_token.encode()):
         return _error("The control plane needs a valid X-Emulator-Token header.", 403)
+    if path == "/_emulator/restore" and method == "POST":
+        response = await _restore(store, request)
+        try:
+            store.flush()
+        except StripeError as exc:
+            response = Response.json(exc.body(), exc.status)
+        return response
     try:
         body = _body(request) if method == "POST" else {}
         response = _route(store, method, path, body, request.query_params())
@@ -129,6 +136,33 @@ def handle(store: Store, control_token: str | None, request: Request) -> Respons
     except StripeError as exc:
         response = Response.json(exc.body(), exc.status)
     return response
+
+
+async def _restore(store: Store, request: Request) -> Response:
+    """Restore one snapshot, or every account from an export, in slices (restoring.py)."""
+    from .restoring import read_restore_body, restore_steps, run
+    try:
+        if request.header("content-type").startswith("application/json") or not request.body:
+            body = await run(read_restore_body(request.body or b"{}"))
+        else:
+            body = _body(request)
+        snapshots = body.get("accounts") if isinstance(body, dict) else None
+        if isinstance(body, dict) and "accounts" in body:
+            if not isinstance(snapshots, list):
+                raise InvalidRequest("Invalid accounts: expected a list of snapshots")
+            for snapshot in snapshots:
+                check_snapshot(snapshot)  # all of them before anything is reset
+            await run(restore_steps(store, list(snapshots), replace_all=True))
+            return Response.json({"restored": len(store.accounts)})
+        check_snapshot(body)
+        accounts = await run(restore_steps(store, [body], replace_all=False))
+    except StripeError as exc:
+        return Response.json(exc.body(), exc.status)
+    except KeyError as exc:
+        return _error(f"Invalid snapshot: missing {exc.args[0]!r}.")
+    except (ValueError, TypeError) as exc:
+        return _error(f"Invalid snapshot: {exc}")
+    return Response.json(account_info(accounts[0]))
 
 
 def _route(store: Store, method: str, path: str, body: dict[str, Any],
@@ -188,16 +222,4 @@ def _route(store: Store, method: str, path: str, body: dict[str, Any],
         if query.get("account"):
             return Response.json(store.snapshot(store.accounts[query["account"]]))
         return Response.json(store.export_all())
-    if path == "/_emulator/restore" and method == "POST":
-        if "accounts" in body:
-            snapshots = body["accounts"]
-            if not isinstance(snapshots, list):
-                raise InvalidRequest("Invalid accounts: expected a list of snapshots")
-            for snapshot in snapshots:
-                check_snapshot(snapshot)  # all of them before anything is reset
-            store.import_all(body)
-            return Response.json({"restored": len(store.accounts)})
-        check_snapshot(body)
-        account = store.restore(body)
-        return Response.json(account_info(account))
     return _error(f"Unknown control-plane call: {method} {path}", 404)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .shape import clone
+from .shape import clone, snapshot
 
 if TYPE_CHECKING:
     from .context import Ctx
@@ -16,7 +16,7 @@ LISTENERS: list[Listener] = []
 
 def emit(ctx: Ctx, event_type: str, obj: dict[str, Any],
          previous_attributes: dict[str, Any] | None = None) -> dict[str, Any]:
-    data: dict[str, Any] = {"object": clone(obj)}
+    data: dict[str, Any] = {"object": snapshot(obj)}
     if previous_attributes:
         data["previous_attributes"] = clone(previous_attributes)
     event = ctx.new("event", "evt", type=event_type, data=data,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidRequest
+from .indexes import TypeWalk, path_value, query_keys
 from .listing import check_limit
 from .render import hidden_unless_expanded
 
@@ -155,6 +156,8 @@ def search(ctx: Ctx, items: Iterable[dict[str, Any]], params: dict[str, Any], ur
                 raise ValueError(page_token)
         except ValueError:
             raise InvalidRequest("Invalid page token.", param="page") from None
+    if isinstance(items, TypeWalk):
+        items = _narrow(items, join, clauses, fields)
     hits = [o for o in items if matches(o)]
     data = hits[skip:skip + limit]
     has_more = len(hits) > skip + limit
@@ -163,11 +166,47 @@ def search(ctx: Ctx, items: Iterable[dict[str, Any]], params: dict[str, Any], ur
             "total_count": len(hits)}
 
 
+def _narrow(walk: TypeWalk, join: str, clauses: list[Clause],
+            fields: dict[str, Getter]) -> TypeWalk:
+    """Only the objects that the field indexes say an exact clause can match.
+
+    AND: the smallest set among its exact clauses; OR: the union, when every clause is
+    an exact one. Anything else (substrings, comparisons, negations, null) walks it all.
+    """
+    if walk.index is None:
+        return walk
+    sets: list[set[str]] = []
+    for clause in clauses:
+        path = _path_of(clause, fields)
+        if clause.op != ":" or clause.negate or clause.value is None or path is None:
+            if join == "OR":
+                return walk
+            continue
+        sets.append(walk.index(path).lookup(query_keys(clause.value)))
+    if not sets:
+        return walk
+    if join == "OR":
+        return walk.only(set().union(*sets))
+    return walk.only(min(sets, key=len))
+
+
+def _path_of(clause: Clause, fields: dict[str, Getter]) -> tuple[str, ...] | None:
+    if clause.field == "metadata":
+        return ("metadata", clause.key) if clause.key else None
+    getter = fields.get(clause.field)
+    return getter.path if isinstance(getter, FieldGetter) else None
+
+
+class FieldGetter:
+    """A getter for a (nested) field that an index can serve: field("customer_details",
+    "email")."""
+
+    def __init__(self, path: tuple[str, ...]) -> None:
+        self.path = path
+
+    def __call__(self, obj: dict[str, Any]) -> Any:
+        return path_value(obj, self.path)
+
+
 def field(*path: str) -> Getter:
-    """A getter for a (nested) field: field("customer_details", "email")."""
-    def get(obj: dict[str, Any]) -> Any:
-        value: Any = obj
-        for part in path:
-            value = value.get(part) if isinstance(value, dict) else None
-        return value
-    return get
+    return FieldGetter(path)

@@ -13,6 +13,7 @@ not acknowledged never happened.
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -26,8 +27,13 @@ import orjson
 from .clock import DEFAULT_START, Clock
 from .errors import APIError, InvalidRequest, StripeError
 from .ids import IdGenerator, random_key
+from .indexes import FieldIndex, TypeWalk
 
 REQUEST_LOG_LIMIT = 5000
+# Every this many new objects, what is alive moves out of the garbage collector's sight
+# (gc.freeze): stored objects are JSON trees without cycles, and a full collection
+# walking 100k of them holds every account for about a second.
+FREEZE_EVERY = 20_000
 
 
 @dataclass
@@ -45,6 +51,9 @@ class Account:
     seq: dict[str, int] = field(default_factory=dict)  # object id -> creation sequence
     idempotency: dict[str, dict[str, Any]] = field(default_factory=dict)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    gen: int = 0  # the generation of its rows on disk; a restore writes the next one
+    # type -> field path -> index; built on first use (see indexes.py), never persisted
+    indexes: dict[str, dict[tuple[str, ...], FieldIndex]] = field(default_factory=dict)
 
     def meta(self) -> dict[str, Any]:
         return {"id": self.id, "secret_key": self.secret_key,
@@ -52,12 +61,30 @@ class Account:
                 "seed": self.ids.seed, "counter": self.ids.counter, "time": self.clock.time,
                 "parent": self.parent, "settings": self.settings}
 
-    def iter_type(self, object_type: str, newest_first: bool = True) -> Iterator[dict[str, Any]]:
-        ids = self.order.get(object_type, [])
-        for object_id in (reversed(ids) if newest_first else iter(ids)):
-            obj = self.objects.get(object_id)
-            if obj is not None:
-                yield obj
+    def iter_type(self, object_type: str, newest_first: bool = True) -> TypeWalk:
+        """The live objects of one type, newest first; list pages seek in it by cursor."""
+        return TypeWalk(self.order.get(object_type, []), self.objects, self.seq, newest_first,
+                        lambda path: self.field_index(object_type, path))
+
+    def field_index(self, object_type: str, path: tuple[str, ...]) -> FieldIndex:
+        by_path = self.indexes.setdefault(object_type, {})
+        index = by_path.get(path)
+        if index is None:
+            index = by_path[path] = FieldIndex(path)
+            for obj in self.iter_type(object_type):
+                index.update(obj)
+        return index
+
+    def reindex(self, object_id: str) -> None:
+        """File an object (or its removal) in the field indexes of its type."""
+        obj = self.objects.get(object_id)
+        if obj is None:
+            for by_path in self.indexes.values():
+                for index in by_path.values():
+                    index.discard(object_id)
+            return
+        for index in self.indexes.get(obj["object"], {}).values():
+            index.update(obj)
 
 
 @dataclass
@@ -90,6 +117,10 @@ class Store:
         # Runtime services hung on the store (the webhook dispatcher); never persisted.
         self.extensions: dict[str, Any] = {}
         self.db: sqlite3.Connection | None = None
+        self.next_gen = 1
+        self.epoch = 0  # bumped by reset/delete: a restore that spans one must not commit
+        self.restoring: set[str] = set()  # account ids with a restore under way
+        self.unfrozen = 0  # objects created since the last gc.freeze
         if data_dir is not None:
             self._open(Path(data_dir))
 
@@ -122,6 +153,7 @@ class Store:
 
     def delete_account(self, account_id: str) -> None:
         account = self.accounts[account_id]
+        self.epoch += 1
         if self.db is not None:  # stored first: a failed delete leaves the account whole
             with self._transaction() as db:
                 for table, column in (("accounts", "id"), ("objects", "account"),
@@ -135,10 +167,11 @@ class Store:
         self.keys.pop(account.publishable_key, None)
         self.committed_meta.pop(account.id, None)
         for object_id in account.seq:
-            self._disown(account, object_id)
+            self.disown(account, object_id)
             self.committed.pop((account.id, object_id), None)
 
     def reset(self) -> None:
+        self.epoch += 1
         if self.db is not None:
             with self._transaction() as db:
                 for table in ("accounts", "objects", "idempotency"):
@@ -160,7 +193,9 @@ class Store:
             account.seq[object_id] = len(account.seq)
             account.order.setdefault(obj["object"], []).append(object_id)
             self.owner[object_id] = account.id
+            self.unfrozen += 1
         account.objects[object_id] = obj
+        account.reindex(object_id)
         self.dirty.add((account.id, object_id))
         return obj
 
@@ -168,10 +203,11 @@ class Store:
         removed = account.objects.pop(object_id, None)
         if removed is not None:
             self.tombstones[(account.id, object_id)] = removed["object"]
-        self._disown(account, object_id)
+            account.reindex(object_id)
+        self.disown(account, object_id)
         self.dirty.add((account.id, object_id))
 
-    def _disown(self, account: Account, object_id: str) -> None:
+    def disown(self, account: Account, object_id: str) -> None:
         # Ids a caller chooses (`prod_tee` from a task's fixtures) may exist in several
         # accounts at once: only the account the index points at gives the entry up.
         if self.owner.get(object_id) == account.id:
@@ -190,8 +226,10 @@ class Store:
         account_id = self.owner.get(object_id)
         if account_id is None:
             return None
-        account = self.accounts[account_id]
-        return account, account.objects[object_id]
+        account = self.accounts.get(account_id)
+        obj = account.objects.get(object_id) if account is not None else None
+        # None too for an id a restore has claimed but not swapped in yet
+        return (account, obj) if account is not None and obj is not None else None
 
     # ----------------------------------------------------------------- snapshots
 
@@ -206,35 +244,45 @@ class Store:
         }
 
     def restore(self, data: dict[str, Any]) -> Account:
-        meta = data["account"]
-        if meta["id"] in self.accounts:
-            self.delete_account(meta["id"])
-        ids = IdGenerator(meta["seed"])
-        ids.counter = meta["counter"]
-        account = Account(id=meta["id"], secret_key=meta["secret_key"],
-                          publishable_key=meta["publishable_key"],
-                          api_version=meta["api_version"], ids=ids, clock=Clock(meta["time"]),
-                          parent=meta.get("parent"), settings=meta.get("settings", {}))
-        account.objects = {o["id"]: o for o in data["objects"]}
-        account.order = {k: list(v) for k, v in data["order"].items()}
-        sequence = data.get("sequence") or [i for ids_ in account.order.values() for i in ids_]
-        account.seq = {object_id: n for n, object_id in enumerate(sequence)}
-        account.idempotency = dict(data.get("idempotency", {}))
-        for object_id in account.objects:
-            self.owner[object_id] = account.id
-            self.dirty.add((account.id, object_id))
-        for key in account.idempotency:
-            self.dirty_keys.add((account.id, key))
-        self._register(account)
-        return account
+        """Replace (or add) one account from its snapshot, in one go (see restoring.py)."""
+        from .restoring import restore_steps, run_now
+        return run_now(restore_steps(self, [data], replace_all=False))[0]
 
     def export_all(self) -> dict[str, Any]:
         return {"seed": self.seed, "accounts": [self.snapshot(a) for a in self.accounts.values()]}
 
     def import_all(self, data: dict[str, Any]) -> None:
-        self.reset()
-        for snap in data["accounts"]:
-            self.restore(snap)
+        """Replace every account with the exported ones, in one go (see restoring.py)."""
+        from .restoring import restore_steps, run_now
+        run_now(restore_steps(self, list(data["accounts"]), replace_all=True))
+
+    def install(self, accounts: list[Account], replace_all: bool,
+                contested: list[tuple[str, str]] | None = None) -> list[Account]:
+        """Swap restored accounts in (memory only); returns the accounts they replaced.
+
+        The id index already points at the new objects (restoring._adopt), but for
+        `contested` (object id, account id) pairs held elsewhere; the replaced accounts'
+        leftover ids are released after (restoring._release), so this stays short.
+        """
+        replaced = list(self.accounts.values()) if replace_all else [
+            self.accounts[a.id] for a in accounts if a.id in self.accounts]
+        if replace_all:
+            self.accounts.clear()
+            self.keys.clear()
+            self.account_ids = IdGenerator(f"{self.seed}:accounts")
+        for account in accounts:
+            old = self.accounts.pop(account.id, None)
+            if old is not None:
+                self.keys.pop(old.secret_key, None)
+                self.keys.pop(old.publishable_key, None)
+            self._register(account)
+            # what a failed write later rolls back to (see `rollback`)
+            self.committed_meta[account.id] = orjson.dumps(account.meta())
+            for object_id, obj in account.objects.items():
+                self.committed[(account.id, object_id)] = orjson.dumps(obj)
+        for object_id, account_id in contested or []:
+            self.owner[object_id] = account_id
+        return replaced
 
     # ----------------------------------------------------------------- persistence
 
@@ -244,27 +292,35 @@ class Store:
                              isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("CREATE TABLE IF NOT EXISTS accounts (id TEXT PRIMARY KEY, meta TEXT)")
-        db.execute("CREATE TABLE IF NOT EXISTS objects (account TEXT, id TEXT, seq INTEGER, "
-                   "type TEXT, data TEXT, PRIMARY KEY (account, id))")
-        db.execute("CREATE TABLE IF NOT EXISTS idempotency (account TEXT, key TEXT, data TEXT, "
-                   "PRIMARY KEY (account, key))")
-        db.execute("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT)")
+        _create_or_migrate(db)
         self.db = db
-        for acct_id, meta_json in db.execute("SELECT id, meta FROM accounts").fetchall():
+        # Rows of a generation no account points at: a restore killed before its commit,
+        # or the replaced generation of one killed before its sweep.
+        with db:
+            for table in ("objects", "idempotency"):
+                db.execute(f"DELETE FROM {table} WHERE NOT EXISTS (SELECT 1 FROM accounts a "
+                           f"WHERE a.id={table}.account AND a.gen={table}.gen)")
+        from .restoring import account_from_snapshot, run_now
+        rows = db.execute("SELECT id, meta, gen FROM accounts").fetchall()
+        for acct_id, meta_json, gen in rows:
             order: dict[str, list[str]] = {}
             objects = []
             sequence = []
             for object_id, object_type, data in db.execute(
-                    "SELECT id, type, data FROM objects WHERE account=? ORDER BY seq", (acct_id,)):
+                    "SELECT id, type, data FROM objects WHERE account=? AND gen=? ORDER BY seq",
+                    (acct_id, gen)):
                 order.setdefault(object_type, []).append(object_id)
                 sequence.append(object_id)
                 if data is not None:
                     objects.append(json.loads(data))
             idem = {k: json.loads(v) for k, v in db.execute(
-                "SELECT key, data FROM idempotency WHERE account=?", (acct_id,))}
-            self.restore({"account": json.loads(meta_json), "objects": objects, "order": order,
-                          "sequence": sequence, "idempotency": idem})
+                "SELECT key, data FROM idempotency WHERE account=? AND gen=?", (acct_id, gen))}
+            account = run_now(account_from_snapshot(
+                {"account": json.loads(meta_json), "objects": objects, "order": order,
+                 "sequence": sequence, "idempotency": idem}))
+            account.gen = gen
+            self.install([account], replace_all=False)
+        self.next_gen = 1 + max([gen for _, _, gen in rows], default=0)
         row = db.execute("SELECT value FROM settings WHERE key='account_counter'").fetchone()
         if row:
             self.account_ids.counter = int(row[0])
@@ -272,12 +328,49 @@ class Store:
             self._committed(self._encode_dirty())
         except TypeError as exc:  # written by an older emulator that let such values in
             raise APIError(f"{data_dir} holds an object that cannot be shown ({exc})") from None
+        gc.freeze()
+
+    # A restore writes the new generation's rows in small transactions of their own
+    # (`stage_rows`), then makes them the account's in one transaction that only flips
+    # the account row's generation (`commit_generations`): a kill before that keeps the
+    # old account whole, a kill after it has the new one whole. The old generation's rows
+    # are swept afterwards in chunks (`sweep_chunk`), or at the next start.
+
+    def stage_rows(self, objects: list[tuple[Any, ...]], keys: list[tuple[Any, ...]]) -> None:
+        assert self.db is not None
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO objects VALUES (?,?,?,?,?,?)", objects)
+            self.db.executemany("INSERT OR REPLACE INTO idempotency VALUES (?,?,?,?)", keys)
+
+    def commit_generations(self, accounts: list[Account], replace_all: bool) -> None:
+        assert self.db is not None
+        with self.db:
+            if replace_all:
+                self.db.execute("DELETE FROM accounts")
+            for account in accounts:
+                self.db.execute("INSERT OR REPLACE INTO accounts VALUES (?,?,?)",
+                                (account.id, json.dumps(account.meta()), account.gen))
+
+    def sweep_chunk(self, account_id: str, gen: int, size: int = 1000) -> bool:
+        """Delete up to `size` rows of a dead generation; False once none are left."""
+        assert self.db is not None
+        deleted = 0
+        with self.db:
+            for table in ("objects", "idempotency"):
+                deleted += self.db.execute(
+                    f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} "
+                    "WHERE account=? AND gen=? LIMIT ?)", (account_id, gen, size)).rowcount
+        return deleted > 0
 
     def flush(self) -> None:
         """Store this request's writes, or undo them in memory and raise a StripeError.
 
         Objects are encoded with orjson, the encoder responses use, so nothing is kept
         that could not be shown again (a lone surrogate, an integer beyond 64 bits)."""
+        self._reindex_dirty()
+        if self.unfrozen >= FREEZE_EVERY:
+            self.unfrozen = 0
+            gc.freeze()
         if not (self.dirty or self.dirty_accounts or self.dirty_keys):
             self._clear_dirty()
             return
@@ -318,17 +411,17 @@ class Store:
                 account = self.accounts[acct_id]
                 obj = account.objects.get(object_id)
                 # Deleted objects keep a row (data NULL) so list order survives restarts.
-                db.execute("INSERT OR REPLACE INTO objects VALUES (?,?,?,?,?)",
-                           (acct_id, object_id, account.seq.get(object_id, 0),
+                db.execute("INSERT OR REPLACE INTO objects VALUES (?,?,?,?,?,?)",
+                           (acct_id, account.gen, object_id, account.seq.get(object_id, 0),
                             obj["object"] if obj else
                             self.tombstones.get((acct_id, object_id), ""),
                             None if data is None else data.decode()))
             for (acct_id, key), data in encoded.keys.items():
-                db.execute("INSERT OR REPLACE INTO idempotency VALUES (?,?,?)",
-                           (acct_id, key, data.decode()))
+                db.execute("INSERT OR REPLACE INTO idempotency VALUES (?,?,?,?)",
+                           (acct_id, self.accounts[acct_id].gen, key, data.decode()))
             for acct_id, meta in encoded.metas.items():
-                db.execute("INSERT OR REPLACE INTO accounts VALUES (?,?)",
-                           (acct_id, meta.decode()))
+                db.execute("INSERT OR REPLACE INTO accounts VALUES (?,?,?)",
+                           (acct_id, meta.decode(), self.accounts[acct_id].gen))
             db.execute("INSERT OR REPLACE INTO settings VALUES ('account_counter', ?)",
                        (str(self.account_ids.counter),))
 
@@ -392,8 +485,38 @@ class Store:
         self.account_ids.counter = self.committed_account_counter
         self._clear_dirty()
 
+    def _reindex_dirty(self) -> None:
+        # A handler may change an object after `put` within its request: file it again.
+        for acct_id, object_id in self.dirty:
+            account = self.accounts.get(acct_id)
+            if account is not None and account.indexes:
+                account.reindex(object_id)
+
     def _clear_dirty(self) -> None:
         self.dirty.clear()
         self.dirty_accounts.clear()
         self.dirty_keys.clear()
         self.tombstones.clear()
+
+
+def _create_or_migrate(db: sqlite3.Connection) -> None:
+    """The tables, keyed by (account, generation); older files (no generation) migrate."""
+    columns = [row[1] for row in db.execute("PRAGMA table_info(objects)")]
+    with db:
+        if columns and "gen" not in columns:
+            db.execute("ALTER TABLE objects RENAME TO objects_v1")
+            db.execute("ALTER TABLE idempotency RENAME TO idempotency_v1")
+            db.execute("ALTER TABLE accounts ADD COLUMN gen INTEGER NOT NULL DEFAULT 0")
+        db.execute("CREATE TABLE IF NOT EXISTS accounts (id TEXT PRIMARY KEY, meta TEXT, "
+                   "gen INTEGER NOT NULL DEFAULT 0)")
+        db.execute("CREATE TABLE IF NOT EXISTS objects (account TEXT, gen INTEGER, id TEXT, "
+                   "seq INTEGER, type TEXT, data TEXT, PRIMARY KEY (account, gen, id))")
+        db.execute("CREATE TABLE IF NOT EXISTS idempotency (account TEXT, gen INTEGER, key TEXT, "
+                   "data TEXT, PRIMARY KEY (account, gen, key))")
+        db.execute("CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT)")
+        if columns and "gen" not in columns:
+            db.execute("INSERT INTO objects SELECT account, 0, id, seq, type, data "
+                       "FROM objects_v1")
+            db.execute("INSERT INTO idempotency SELECT account, 0, key, data FROM idempotency_v1")
+            db.execute("DROP TABLE objects_v1")
+            db.execute("DROP TABLE idempotency_v1")

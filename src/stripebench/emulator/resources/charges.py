@@ -260,13 +260,8 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
 
 @api("GET", "/v1/charges")
 def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
-    intent = params.get("payment_intent")
-    customer = params.get("customer")
-
-    def where(c: dict[str, Any]) -> bool:
-        return (intent is None or c.get("payment_intent") == intent) and (
-            customer is None or c.get("customer") == customer)
-    return paginate(ctx, ctx.account.iter_type("charge"), params, "/v1/charges", where)
+    return paginate(ctx, ctx.account.iter_type("charge"), params, "/v1/charges", exact={
+        "payment_intent": params.get("payment_intent"), "customer": params.get("customer")})
 
 
 @api("GET", "/v1/charges/search")

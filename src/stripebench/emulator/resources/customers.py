@@ -187,13 +187,8 @@ def delete(ctx: Ctx, params: dict[str, Any], customer: str) -> dict[str, Any]:
 
 @api("GET", "/v1/customers")
 def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
-    email = params.get("email")
-    clock = params.get("test_clock")
-
-    def where(c: dict[str, Any]) -> bool:
-        return (email is None or c.get("email") == email) and (
-            clock is None or c.get("test_clock") == clock)
-    return paginate(ctx, ctx.account.iter_type("customer"), params, "/v1/customers", where)
+    return paginate(ctx, ctx.account.iter_type("customer"), params, "/v1/customers",
+                    exact={"email": params.get("email"), "test_clock": params.get("test_clock")})
 
 
 @api("GET", "/v1/customers/search")

@@ -134,10 +134,5 @@ def close(ctx: Ctx, params: dict[str, Any], dispute: str) -> dict[str, Any]:
 
 @api("GET", "/v1/disputes")
 def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
-    charge = params.get("charge")
-    intent = params.get("payment_intent")
-
-    def where(d: dict[str, Any]) -> bool:
-        return (charge is None or d.get("charge") == charge) and (
-            intent is None or d.get("payment_intent") == intent)
-    return paginate(ctx, ctx.account.iter_type("dispute"), params, "/v1/disputes", where)
+    return paginate(ctx, ctx.account.iter_type("dispute"), params, "/v1/disputes", exact={
+        "charge": params.get("charge"), "payment_intent": params.get("payment_intent")})

@@ -240,7 +240,8 @@ def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         if params.get("subscription") and invoicing.subscription_of(i) != params["subscription"]:
             return False
         return range_filter(params.get("due_date"), i.get("due_date"))
-    return paginate(ctx, ctx.account.iter_type("invoice"), params, "/v1/invoices", where)
+    return paginate(ctx, ctx.account.iter_type("invoice"), params, "/v1/invoices", where,
+                    exact={"customer": params.get("customer") or None})
 
 
 @api("GET", "/v1/invoices/search")

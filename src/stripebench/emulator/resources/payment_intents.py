@@ -290,12 +290,8 @@ def capture_charge(ctx: Ctx, params: dict[str, Any], charge: str) -> dict[str, A
 
 @api("GET", "/v1/payment_intents")
 def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
-    customer = params.get("customer")
-
-    def where(pi: dict[str, Any]) -> bool:
-        return customer is None or pi.get("customer") == customer
     return paginate(ctx, ctx.account.iter_type("payment_intent"), params, "/v1/payment_intents",
-                    where)
+                    exact={"customer": params.get("customer")})
 
 
 @api("GET", "/v1/payment_intents/search")

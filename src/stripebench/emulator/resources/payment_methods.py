@@ -371,11 +371,9 @@ def list_for_customer(ctx: Ctx, params: dict[str, Any], customer: str) -> dict[s
     kind = params.get("type")
     redisplay = params.get("allow_redisplay")
 
-    def where(pm: dict[str, Any]) -> bool:
-        return pm.get("customer") == customer and (kind is None or pm.get("type") == kind) and (
-            redisplay is None or pm.get("allow_redisplay") == redisplay)
     return paginate(ctx, ctx.account.iter_type("payment_method"), params,
-                    f"/v1/customers/{customer}/payment_methods", where)
+                    f"/v1/customers/{customer}/payment_methods", exact={
+                        "customer": customer, "type": kind, "allow_redisplay": redisplay})
 
 
 @api("GET", "/v1/customers/{customer}/payment_methods/{payment_method}")

@@ -144,13 +144,8 @@ def cancel(ctx: Ctx, params: dict[str, Any], refund: str) -> dict[str, Any]:
 
 @api("GET", "/v1/refunds")
 def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
-    charge = params.get("charge")
-    intent = params.get("payment_intent")
-
-    def where(r: dict[str, Any]) -> bool:
-        return (charge is None or r.get("charge") == charge) and (
-            intent is None or r.get("payment_intent") == intent)
-    return paginate(ctx, ctx.account.iter_type("refund"), params, "/v1/refunds", where)
+    return paginate(ctx, ctx.account.iter_type("refund"), params, "/v1/refunds", exact={
+        "charge": params.get("charge"), "payment_intent": params.get("payment_intent")})
 
 
 @api("GET", "/v1/charges/{charge}/refunds", params={"type": "object", "properties": {
@@ -159,4 +154,4 @@ def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
 def list_for_charge(ctx: Ctx, params: dict[str, Any], charge: str) -> dict[str, Any]:
     ctx.get(charge, "charge")
     return paginate(ctx, ctx.account.iter_type("refund"), params,
-                    f"/v1/charges/{charge}/refunds", lambda r: r.get("charge") == charge)
+                    f"/v1/charges/{charge}/refunds", exact={"charge": charge})

@@ -221,18 +221,13 @@ def cancel(ctx: Ctx, params: dict[str, Any], intent: str) -> dict[str, Any]:
 
 @api("GET", "/v1/setup_intents")
 def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
-    customer = params.get("customer")
-    pm = params.get("payment_method")
-
-    def where(si: dict[str, Any]) -> bool:
-        return (customer is None or si.get("customer") == customer) and (
-            pm is None or si.get("payment_method") == pm)
     return paginate(ctx, ctx.account.iter_type("setup_intent"), params, "/v1/setup_intents",
-                    where)
+                    exact={"customer": params.get("customer"),
+                           "payment_method": params.get("payment_method")})
 
 
 @api("GET", "/v1/setup_attempts")
 def list_attempts(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     intent = ctx.get(params["setup_intent"], "setup_intent", "setup_intent")
     return paginate(ctx, ctx.account.iter_type("setup_attempt"), params, "/v1/setup_attempts",
-                    lambda a: a.get("setup_intent") == intent["id"])
+                    exact={"setup_intent": intent["id"]})

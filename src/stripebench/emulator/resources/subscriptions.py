@@ -142,7 +142,7 @@ def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         return range_filter(params.get("current_period_start"), s["_period"][0]) and \
             range_filter(params.get("current_period_end"), s["_period"][1])
     return paginate(ctx, ctx.account.iter_type("subscription"), params, "/v1/subscriptions",
-                    where)
+                    where, exact={"customer": params.get("customer") or None})
 
 
 @api("GET", "/v1/subscriptions/search")
