@@ -308,6 +308,18 @@ def wheelhouse() -> Path | None:
     return path.resolve() if path.is_dir() else None
 
 
+def npm_cache() -> Path | None:
+    """The offline npm cache `scripts/setup.sh` fills (`.cache/npm`, or
+    $STRIPEBENCH_NPM_CACHE), the npm twin of the wheelhouse: tasks install their
+    package.json from a copy of it with `npm install --offline --cache`."""
+    import stripebench
+
+    given = os.environ.get("STRIPEBENCH_NPM_CACHE")
+    path = Path(given) if given else \
+        Path(stripebench.__file__).resolve().parents[2] / ".cache" / "npm"
+    return path.resolve() if path.is_dir() else None
+
+
 def bwrap_available() -> bool:
     """True when bubblewrap is installed and can create the namespaces we need here."""
     from ..routing.bwrap import bwrap_works
@@ -350,4 +362,5 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["ExecResult", "Sandbox", "SandboxError", "LocalSandbox", "WorkdirFiles",
-           "make_sandbox", "bwrap_available", "run_captured", "kill_group", "wheelhouse"]
+           "make_sandbox", "bwrap_available", "run_captured", "kill_group", "wheelhouse",
+           "npm_cache"]
