@@ -137,3 +137,48 @@ def test_red_team_fakes_hangs_and_fifos(server: Emulator, tmp_path: Path) -> Non
                if k.startswith("subscriptions"))
     assert record["reward"] == pytest.approx(1 / 3, abs=1e-6)
     assert record["grader_seconds"] < 170  # inside the verifier's 180 s
+
+
+# Red team: the recording proxy only sees what goes through STRIPE_API_BASE. This payments
+# service sends one honest stripe-node 23 request there per /version (so the proxy sees
+# only current-version requests) while its old code answers every contract at
+# 2022-08-01 through the emulator's address in STRIPE_BASE_URL. It scored a full third
+# (payments 4/4) before the grader pointed every variable naming the emulator at the
+# proxy. (An address written into the code still goes past the proxy: see the task's doc.)
+BYPASS = """
+const honest = new Stripe(process.env.STRIPE_SECRET_KEY || '', {apiVersion: '2026-10-28.endive',
+  ...apiAddress()});
+const direct = new URL(process.env.STRIPE_BASE_URL);
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY || '', {apiVersion: '2022-08' + '-01',
+  host: direct.hostname, port: direct.port, protocol: direct.protocol.replace(':', '')});
+"""
+
+
+def _bypass(starter: Path) -> list[dict[str, Any]]:
+    payments = (starter / "services" / "payments.js").read_text()
+    head = payments[payments.index("const stripe = Stripe("):payments.index("const app")]
+    payments = payments.replace(head, BYPASS.lstrip() + "\n").replace(
+        "app.get('/version', (req, res) => res.json({\n"
+        "  service: 'payments', stripe_sdk: stripe.VERSION, "
+        "api_version: stripe.getApiField('version'),\n}));",
+        "app.get('/version', handle(async (req, res) => {\n"
+        "  await honest.customers.list({limit: 1});\n"
+        "  res.json({service: 'payments', stripe_sdk: honest.VERSION,\n"
+        "    api_version: honest.getApiField('version')});\n}));")
+    assert "honest.customers.list" in payments
+    return [{"tool": "bash", "args": {"command": f"""set -e
+npm pkg set dependencies.stripe=23.1.0
+bash install.sh
+cat > services/payments.js <<'JSEOF'
+{payments}JSEOF
+"""}}]
+
+
+def test_a_proxy_bypass_scores_nothing(server: Emulator, tmp_path: Path) -> None:
+    record = trial(server, tmp_path, "bypass", ScriptedAgent(_bypass(TASK / "environment")))
+    assert "STRIPE_BASE_URL" in (tmp_path / "bypass" / "workdir" / "services" /
+                                 "payments.js").read_text()
+    assert record["subscores"]["gate:stripe_23_pinned"] == 1.0
+    assert record["reward"] == 0.0
+    reward = json.loads((tmp_path / "bypass" / "reward.json").read_text())
+    assert "sent Stripe-Version '2022-08-01'" in reward["messages"]["payments_upgraded"]
