@@ -182,3 +182,19 @@ def test_a_proxy_bypass_scores_nothing(server: Emulator, tmp_path: Path) -> None
     assert record["reward"] == 0.0
     reward = json.loads((tmp_path / "bypass" / "reward.json").read_text())
     assert "sent Stripe-Version '2022-08-01'" in reward["messages"]["payments_upgraded"]
+
+
+def test_the_npm_cache_reaches_every_sandbox(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """`npm_cache()` is `.cache/npm` or $STRIPEBENCH_NPM_CACHE (a missing directory is no
+    cache), and bubblewrap mounts it read-only like the wheelhouse."""
+    from stripebench.routing.bwrap import default_shared
+
+    assert npm_cache() == (TASK.parent.parent / ".cache" / "npm").resolve()
+    assert npm_cache() in default_shared()
+    elsewhere = tmp_path / "npm"
+    monkeypatch.setenv("STRIPEBENCH_NPM_CACHE", str(elsewhere))
+    assert npm_cache() is None
+    elsewhere.mkdir()
+    assert npm_cache() == elsewhere.resolve()
+    assert elsewhere.resolve() in default_shared()

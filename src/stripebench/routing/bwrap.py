@@ -14,8 +14,8 @@ Shape of a sandbox:
 What the sandbox sees: the workdir (read-write, at its host path), /usr and the other
 system directories, /etc (read-only, secrets masked, a private /etc/hosts), the Python
 installation, the repository's .venv, node_modules, wheelhouse and npm cache
-(read-only), a tmpfs /tmp and home. Nothing else of the host: not the task's tests/ or solution/, not other
-trials, not the user's home. The network namespace has only loopback.
+(read-only), a tmpfs /tmp and home. Nothing else of the host: not the task's tests/ or
+solution/, not other trials, not the user's home. The network namespace has only loopback.
 """
 
 from __future__ import annotations
