@@ -2,8 +2,9 @@
 the agent moves to stripe-node 23.1.0 and the current API version without changing their
 JSON. Proven under the harness: oracle 1.0, noop 0.0, only the payments service upgraded
 1/3 (inside bubblewrap when it can run: no network, npm installs both majors from the
-offline cache), and a red-team trial where a faked upgrade and a hanging /version score
-nothing while an honest service beside a FIFO scores its third."""
+offline cache), and a red-team trial where a faked upgrade that goes past the recording
+proxy and a hanging /version score nothing while an honest service beside a FIFO scores
+its third."""
 
 from __future__ import annotations
 
@@ -93,25 +94,48 @@ def test_partial_upgrade_scores_its_third(server: Emulator, tmp_path: Path) -> N
 
 
 # Red team, one trial, one attack per service (stripe 23 installed for all three):
-# - payments keeps its old code, hides the old version from the literal scan
-#   ('2022-08' + '-01') and makes /version claim the current one: every contract would
-#   pass; the recording proxy sees Stripe-Version 2022-08-01 and scores it 0;
+# - payments keeps its old code at 2022-08-01, hidden from the literal scan
+#   ('2022-08' + '-01'), and sends it to the emulator's address in STRIPE_BASE_URL, past
+#   the recording proxy, while each /version sends one honest stripe-node 23 request
+#   through STRIPE_API_BASE and claims the current version. Every contract passes; it
+#   scored the payments third before the grader pointed every variable naming the
+#   emulator at the proxy, which now sees Stripe-Version 2022-08-01: 0. (An address
+#   written into the code still goes past the proxy: see the task's doc.)
 # - invoices runs the reference code but its /version never answers: the grader's
 #   bounded wait scores it 0 instead of hanging until the verifier's timeout (a
 #   grader_error, which the means would leave out);
 # - subscriptions runs the reference code beside a FIFO named like a module: the scan of
 #   the code skips it (reading it would block forever) and the honest service scores.
-def _red_team(solution: Path) -> list[dict[str, Any]]:
-    invoices = (solution / "services" / "invoices.js").read_text().replace(
+BYPASS = """
+const honest = new Stripe(process.env.STRIPE_SECRET_KEY || '', {apiVersion: '2026-10-28.endive',
+  ...apiAddress()});
+const direct = new URL(process.env.STRIPE_BASE_URL);
+const stripe = new Stripe(process.env.STRIPE_SECRET_KEY || '', {apiVersion: '2022-08' + '-01',
+  host: direct.hostname, port: direct.port, protocol: direct.protocol.replace(':', '')});
+"""
+
+
+def _red_team(task: Path) -> list[dict[str, Any]]:
+    payments = (task / "environment" / "services" / "payments.js").read_text()
+    head = payments[payments.index("const stripe = Stripe("):payments.index("const app")]
+    payments = payments.replace(head, BYPASS.lstrip() + "\n").replace(
+        "app.get('/version', (req, res) => res.json({\n"
+        "  service: 'payments', stripe_sdk: stripe.VERSION, "
+        "api_version: stripe.getApiField('version'),\n}));",
+        "app.get('/version', handle(async (req, res) => {\n"
+        "  await honest.customers.list({limit: 1});\n"
+        "  res.json({service: 'payments', stripe_sdk: honest.VERSION,\n"
+        "    api_version: honest.getApiField('version')});\n}));")
+    assert "honest.customers.list" in payments
+    invoices = (task / "solution" / "services" / "invoices.js").read_text().replace(
         "app.get('/healthz'", "app.get('/version', () => {}); // never answers\n"
         "app.get('/healthz'", 1)
-    subscriptions = (solution / "services" / "subscriptions.js").read_text()
+    subscriptions = (task / "solution" / "services" / "subscriptions.js").read_text()
     return [{"tool": "bash", "args": {"command": f"""set -e
 npm pkg set dependencies.stripe=23.1.0
 bash install.sh
-sed -i -e "s/apiVersion: '2022-08-01'/apiVersion: '2022-08' + '-01'/" \\
-  -e "s/api_version: stripe.getApiField('version')/api_version: '2026-10-28.endive'/" \\
-  services/payments.js
+cat > services/payments.js <<'JSEOF'
+{payments}JSEOF
 cat > services/invoices.js <<'JSEOF'
 {invoices}JSEOF
 cat > services/subscriptions.js <<'JSEOF'
@@ -120,10 +144,11 @@ mkfifo services/zz.js
 """}}]
 
 
-def test_red_team_fakes_hangs_and_fifos(server: Emulator, tmp_path: Path) -> None:
-    record = trial(server, tmp_path, "redteam", ScriptedAgent(_red_team(TASK / "solution")))
+def test_red_team_bypass_hang_and_fifo(server: Emulator, tmp_path: Path) -> None:
+    record = trial(server, tmp_path, "redteam", ScriptedAgent(_red_team(TASK)))
     work = tmp_path / "redteam" / "workdir"
-    assert "'2022-08' + '-01'" in (work / "services" / "payments.js").read_text()
+    payments = (work / "services" / "payments.js").read_text()
+    assert "'2022-08' + '-01'" in payments and "STRIPE_BASE_URL" in payments
     assert (work / "services" / "zz.js").is_fifo()
     assert record["subscores"]["gate:stripe_23_pinned"] == 1.0
     assert len(record["subscores"]) == 10  # every check ran and scored
@@ -137,51 +162,6 @@ def test_red_team_fakes_hangs_and_fifos(server: Emulator, tmp_path: Path) -> Non
                if k.startswith("subscriptions"))
     assert record["reward"] == pytest.approx(1 / 3, abs=1e-6)
     assert record["grader_seconds"] < 170  # inside the verifier's 180 s
-
-
-# Red team: the recording proxy only sees what goes through STRIPE_API_BASE. This payments
-# service sends one honest stripe-node 23 request there per /version (so the proxy sees
-# only current-version requests) while its old code answers every contract at
-# 2022-08-01 through the emulator's address in STRIPE_BASE_URL. It scored a full third
-# (payments 4/4) before the grader pointed every variable naming the emulator at the
-# proxy. (An address written into the code still goes past the proxy: see the task's doc.)
-BYPASS = """
-const honest = new Stripe(process.env.STRIPE_SECRET_KEY || '', {apiVersion: '2026-10-28.endive',
-  ...apiAddress()});
-const direct = new URL(process.env.STRIPE_BASE_URL);
-const stripe = new Stripe(process.env.STRIPE_SECRET_KEY || '', {apiVersion: '2022-08' + '-01',
-  host: direct.hostname, port: direct.port, protocol: direct.protocol.replace(':', '')});
-"""
-
-
-def _bypass(starter: Path) -> list[dict[str, Any]]:
-    payments = (starter / "services" / "payments.js").read_text()
-    head = payments[payments.index("const stripe = Stripe("):payments.index("const app")]
-    payments = payments.replace(head, BYPASS.lstrip() + "\n").replace(
-        "app.get('/version', (req, res) => res.json({\n"
-        "  service: 'payments', stripe_sdk: stripe.VERSION, "
-        "api_version: stripe.getApiField('version'),\n}));",
-        "app.get('/version', handle(async (req, res) => {\n"
-        "  await honest.customers.list({limit: 1});\n"
-        "  res.json({service: 'payments', stripe_sdk: honest.VERSION,\n"
-        "    api_version: honest.getApiField('version')});\n}));")
-    assert "honest.customers.list" in payments
-    return [{"tool": "bash", "args": {"command": f"""set -e
-npm pkg set dependencies.stripe=23.1.0
-bash install.sh
-cat > services/payments.js <<'JSEOF'
-{payments}JSEOF
-"""}}]
-
-
-def test_a_proxy_bypass_scores_nothing(server: Emulator, tmp_path: Path) -> None:
-    record = trial(server, tmp_path, "bypass", ScriptedAgent(_bypass(TASK / "environment")))
-    assert "STRIPE_BASE_URL" in (tmp_path / "bypass" / "workdir" / "services" /
-                                 "payments.js").read_text()
-    assert record["subscores"]["gate:stripe_23_pinned"] == 1.0
-    assert record["reward"] == 0.0
-    reward = json.loads((tmp_path / "bypass" / "reward.json").read_text())
-    assert "sent Stripe-Version '2022-08-01'" in reward["messages"]["payments_upgraded"]
 
 
 def test_the_npm_cache_reaches_every_sandbox(tmp_path: Path,
