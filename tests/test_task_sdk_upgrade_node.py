@@ -101,9 +101,11 @@ def test_partial_upgrade_scores_its_third(server: Emulator, tmp_path: Path) -> N
 #   scored the payments third before the grader pointed every variable naming the
 #   emulator at the proxy, which now sees Stripe-Version 2022-08-01: 0. (An address
 #   written into the code still goes past the proxy: see the task's doc.)
-# - invoices runs the reference code but its /version never answers: the grader's
-#   bounded wait scores it 0 instead of hanging until the verifier's timeout (a
-#   grader_error, which the means would leave out);
+# - invoices runs the reference code but never answers anything but /healthz: the
+#   grader's bounded waits score it 0 instead of hanging until the verifier's timeout (a
+#   grader_error, which the means would leave out). With one time budget for all three
+#   services it also used up the subscriptions service's time, which then scored 0 too;
+#   each service now has its own budget;
 # - subscriptions runs the reference code beside a FIFO named like a module: the scan of
 #   the code skips it (reading it would block forever) and the honest service scores.
 BYPASS = """
@@ -128,7 +130,8 @@ def _red_team(task: Path) -> list[dict[str, Any]]:
         "    api_version: honest.getApiField('version')});\n}));")
     assert "honest.customers.list" in payments
     invoices = (task / "solution" / "services" / "invoices.js").read_text().replace(
-        "app.get('/healthz'", "app.get('/version', () => {}); // never answers\n"
+        "app.get('/healthz'", "app.use((req, res, next) => {\n"
+        "  if (req.path === '/healthz') next(); // the rest never answers\n});\n"
         "app.get('/healthz'", 1)
     subscriptions = (task / "solution" / "services" / "subscriptions.js").read_text()
     return [{"tool": "bash", "args": {"command": f"""set -e
@@ -156,6 +159,7 @@ def test_red_team_bypass_hang_and_fifo(server: Emulator, tmp_path: Path) -> None
     messages = reward["messages"]
     assert "sent Stripe-Version '2022-08-01'" in messages["payments_upgraded"]
     assert "GET /version answered 0" in messages["invoices_upgraded"]
+    assert "used up its share" in messages["invoices_upgraded"]
     assert all(v == 0.0 for k, v in record["subscores"].items()
                if k.startswith(("payments", "invoices")))
     assert all(v == 1.0 for k, v in record["subscores"].items()

@@ -91,20 +91,26 @@ def pinned_major(work: Path) -> bool:
 # The services are the agent's code: however they misbehave (hang, reset, garbage), the
 # grader must finish and score them 0, never time out or crash (a grader_error leaves the
 # task out of every mean, which would reward breaking what one cannot fix). Each request
-# waits at most REQUEST_TIMEOUT seconds, and all of them together SERVICE_BUDGET.
+# waits at most REQUEST_TIMEOUT seconds, and all of one service's SERVICE_BUDGET: each
+# service has its own, so one that hangs cannot starve the others of their share.
 REQUEST_TIMEOUT = 10.0
-SERVICE_BUDGET = 75.0
+SERVICE_BUDGET = 20.0
 _budget = {"deadline": 0.0}
+
+
+def start_budget() -> None:
+    """The next service's requests get SERVICE_BUDGET seconds from now."""
+    _budget["deadline"] = time.monotonic() + SERVICE_BUDGET
 
 
 def get(url: str) -> tuple[int, Any]:
     """(status, JSON body or text tail) of a GET to a service; status 0 when the service
     did not answer (timeout, reset, refused, out of the grading budget)."""
     if not _budget["deadline"]:
-        _budget["deadline"] = time.monotonic() + SERVICE_BUDGET
+        start_budget()
     left = _budget["deadline"] - time.monotonic()
     if left <= 0:
-        return 0, "the services used up the grader's time budget"
+        return 0, "the service used up its share of the grader's time"
     try:
         with urllib.request.urlopen(url, timeout=min(REQUEST_TIMEOUT, left)) as response:
             status, body = response.status, response.read()
@@ -388,6 +394,7 @@ def main() -> None:
         cases = contract_cases(client, {s: copies[s][0] for s in SERVICES})
         for service in SERVICES:
             url, recorder, _ = copies[service]
+            start_budget()
             # The contracts first: the recorder must see the requests they cause.
             results = [(name, compare(group)) for name, group in cases[service].items()]
             ok = grader.check(f"{service}_upgraded", 1,
