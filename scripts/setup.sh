@@ -76,3 +76,27 @@ if command -v go >/dev/null 2>&1; then
 else
   echo "setup: no Go toolchain; the stripe-go tests (tests/test_go_sdk.py) need one" >&2
 fi
+
+# The offline npm cache (the npm twin of the wheelhouse) of the Node SDK-upgrade task: a
+# trial installs its package.json with `npm install --offline` from a copy of
+# $STRIPEBENCH_NPM_CACHE, never from a registry. Filled by installing each lockfile the
+# task ships (the starter's stripe 10 and the upgrade's stripe 23, with express).
+npm_cache="$PWD/.cache/npm"
+for project in tasks/sdk-upgrade-node/environment tasks/sdk-upgrade-node/solution; do
+  stamp="$npm_cache/.filled-$(cat "$project/package.json" "$project/package-lock.json" |
+    sha256sum | cut -c1-16)"
+  [ -f "$stamp" ] && continue
+  scratch="$(mktemp -d)"
+  cp "$project/package.json" "$project/package-lock.json" "$scratch/"
+  # ci caches the locked tarballs; resolving again without the lockfile caches the
+  # packuments `npm install --offline` needs to re-resolve a changed package.json.
+  (cd "$scratch" && npm ci --silent --no-audit --no-fund --cache "$npm_cache" >/dev/null &&
+    rm -rf node_modules package-lock.json &&
+    npm install --silent --package-lock-only --no-audit --no-fund --cache "$npm_cache" >/dev/null)
+  rm -rf "$scratch"
+  touch "$stamp"
+done
+# `npm install <name>@<version>` reads the named package's full packument.
+[ -f "$npm_cache/.filled-top" ] || {
+  npm cache add --silent --cache "$npm_cache" express@4.22.3 stripe@10.17.0 stripe@23.1.0 &&
+    touch "$npm_cache/.filled-top"; }

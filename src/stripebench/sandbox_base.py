@@ -272,3 +272,15 @@ def wheelhouse() -> Path | None:
     return path.resolve() if path.is_dir() else None
 
 
+def npm_cache() -> Path | None:
+    """The offline npm cache `scripts/setup.sh` fills (`.cache/npm`, or
+    $STRIPEBENCH_NPM_CACHE), the npm twin of the wheelhouse: tasks install their
+    package.json from a copy of it with `npm install --offline --cache`."""
+    import stripebench
+
+    given = os.environ.get("STRIPEBENCH_NPM_CACHE")
+    path = Path(given) if given else \
+        Path(stripebench.__file__).resolve().parents[2] / ".cache" / "npm"
+    return path.resolve() if path.is_dir() else None
+
+

@@ -26,6 +26,7 @@ from ..sandbox_base import (
     SandboxError,
     WorkdirFiles,
     kill_group,
+    npm_cache,
     open_service_log,
     port_open,
     run_captured,
@@ -165,5 +166,5 @@ def __getattr__(name: str) -> Any:
 
 __all__ = ["LOGS", "READ_LIMIT", "ExecResult", "Sandbox", "SandboxError", "LocalSandbox",
            "WorkdirFiles", "make_sandbox", "bwrap_available", "run_captured", "kill_group",
-           "wheelhouse", "open_service_log", "service_log_tail", "port_open", "url_ok",
+           "wheelhouse", "npm_cache", "open_service_log", "service_log_tail", "port_open", "url_ok",
            "shell_argv", "tail", "wait_until_ready"]

@@ -32,7 +32,7 @@ from .agents.base import Agent, AgentContext, AgentOutcome
 from .emulator import Emulator, EmulatorDown
 from .interventions import SKILLS_DIR, Interventions
 from .prompt import task_prompt
-from .sandbox import Sandbox, SandboxError, make_sandbox, wheelhouse
+from .sandbox import Sandbox, SandboxError, make_sandbox, npm_cache, wheelhouse
 from .task import Task
 from .tools import Toolbox
 from .transcript import Transcript
@@ -73,8 +73,9 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 
 def _agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
-    wheels = wheelhouse()
+    wheels, npm = wheelhouse(), npm_cache()
     return {**({"STRIPEBENCH_WHEELHOUSE": str(wheels)} if wheels else {}),
+            **({"STRIPEBENCH_NPM_CACHE": str(npm)} if npm else {}),
             "STRIPE_SECRET_KEY": account.secret_key,
             "STRIPE_PUBLISHABLE_KEY": account.publishable_key,
             "STRIPE_API_BASE": emulator.base,

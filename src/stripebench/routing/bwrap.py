@@ -13,9 +13,9 @@ Shape of a sandbox:
 
 What the sandbox sees: the workdir (read-write, at its host path), /usr and the other
 system directories, /etc (read-only, secrets masked, a private /etc/hosts), the Python
-installation, the repository's .venv, node_modules and wheelhouse (read-only), a tmpfs
-/tmp and home. Nothing else of the host: not the task's tests/ or solution/, not other
-trials, not the user's home. The network namespace has only loopback.
+installation, the repository's .venv, node_modules, wheelhouse and npm cache
+(read-only), a tmpfs /tmp and home. Nothing else of the host: not the task's tests/ or
+solution/, not other trials, not the user's home. The network namespace has only loopback.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from ..sandbox_base import (
     SandboxError,
     WorkdirFiles,
     kill_group,
+    npm_cache,
     open_service_log,
     run_captured,
     service_log_tail,
@@ -116,9 +117,9 @@ def default_shared() -> list[Path]:
     modules = repo_root() / "node_modules"
     if modules.is_dir():
         shared.add(modules)
-    wheels = wheelhouse()
-    if wheels is not None:
-        shared.add(wheels)
+    for offline in (wheelhouse(), npm_cache()):
+        if offline is not None:
+            shared.add(offline)
     return sorted(p for p in shared if not _under_system(p))
 
 
