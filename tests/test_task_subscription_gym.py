@@ -21,10 +21,10 @@ from conftest import free_port, load_module
 from stripebench.harness.task import load_task
 
 TASK = Path(__file__).resolve().parent.parent / "tasks" / "subscription-gym"
-sys.path.insert(0, str(TASK / "tests"))
-sys.path.insert(0, str(TASK / "solution"))
-import families  # noqa: E402
-import generate  # noqa: E402
+# Unique module names: checkout-gym's tests, in the same pytest worker, have a
+# `generate` module of their own.
+families = load_module(TASK / "tests" / "families.py", "subgym_families")
+generate = load_module(TASK / "solution" / "generate.py", "subgym_generate")
 
 make_partial = load_module(TASK / "solution" / "make_partial.py", "subgym_make_partial")
 
