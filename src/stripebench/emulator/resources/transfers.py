@@ -157,12 +157,19 @@ def create_reversal(ctx: Ctx, params: dict[str, Any], id: str) -> dict[str, Any]
                        currency=transfer["currency"], source=transfer["destination_payment"],
                        available_now=True)
     ctx.put(reversal)
-    before = dict(transfer)
-    transfer["amount_reversed"] += amount
-    transfer["reversed"] = transfer["amount_reversed"] == transfer["amount"]
-    ctx.put(transfer)
-    ctx.emit("transfer.reversed", transfer, changed(before, transfer))
+    _count_back(ctx, transfer, amount, "amount_reversed", "reversed", "transfer.reversed")
     return reversal
+
+
+def _count_back(ctx: Ctx, obj: dict[str, Any], amount: int, total: str, flag: str,
+                event: str) -> None:
+    """Add a reversal or refund to its transfer or fee: the running total, whether it is
+    all of it, the event."""
+    before = dict(obj)
+    obj[total] += amount
+    obj[flag] = obj[total] == obj["amount"]
+    ctx.put(obj)
+    ctx.emit(event, obj, changed(before, obj))
 
 
 @api("GET", "/v1/transfers/{id}/reversals")
@@ -257,11 +264,7 @@ def refund_fee(ctx: Ctx, params: dict[str, Any], id: str) -> dict[str, Any]:  # 
         balance.record(_as(ctx, connected), kind="application_fee_refund", amount=amount,
                        currency=fee["currency"], source=refund["id"], available_now=True)
     ctx.put(refund)
-    before = dict(fee)
-    fee["amount_refunded"] += amount
-    fee["refunded"] = fee["amount_refunded"] == fee["amount"]
-    ctx.put(fee)
-    ctx.emit("application_fee.refunded", fee, changed(before, fee))
+    _count_back(ctx, fee, amount, "amount_refunded", "refunded", "application_fee.refunded")
     return refund
 
 

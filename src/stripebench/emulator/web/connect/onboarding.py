@@ -9,37 +9,37 @@ accepts the Terms of Service and returns to `return_url`.
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import parse_qsl
 
 from ...http import Response
 from ...resources import accounts
+from ...store import Account
 from .. import Web, escape, page
 from .._pages import PAGE_STYLE, committed, money, page_ctx
 
 HOST = "connect.stripe.com"
 
 
-def _link(web: Web, account: str, link: str):  # type: ignore[no-untyped-def]
+def _usable_link(web: Web, account: str, link: str) -> tuple[Account, dict[str, Any]] | Response:
+    """The platform and the link's record, or the page to answer instead: a 404 for a
+    link that does not exist, `refresh_url` for one used or expired (as Stripe does)."""
     found = web.store.find(link)
     if found is None or found[1].get("object") != "_account_link" or \
             found[1]["account"] != account:
-        return None
-    return found
-
-
-def _gone(record: dict[str, object]) -> Response:
-    target = record.get("refresh_url") or "about:blank"
-    return Response.redirect(str(target))
+        return Response.html("<h1>This link is not valid</h1>", 404)
+    platform, record = found
+    if record["_used"] or record["expires_at"] < platform.clock.now():
+        return Response.redirect(str(record.get("refresh_url") or "about:blank"))
+    return platform, record
 
 
 @page(HOST, "GET", "/setup/e/{account}/{link}")
 def onboarding_page(web: Web, account: str, link: str) -> Response:
-    found = _link(web, account, link)
-    if found is None:
-        return Response.html("<h1>This link is not valid</h1>", 404)
+    found = _usable_link(web, account, link)
+    if isinstance(found, Response):
+        return found
     platform, record = found
-    if record["_used"] or record["expires_at"] < platform.clock.now():
-        return _gone(record)
     ctx = page_ctx(web, platform)
     obj = accounts.account_object(ctx, account)
     due = obj["requirements"]["currently_due"]
@@ -62,12 +62,10 @@ def onboarding_page(web: Web, account: str, link: str) -> Response:
 
 @page(HOST, "POST", "/setup/e/{account}/{link}")
 def onboarding_submit(web: Web, account: str, link: str) -> Response:
-    found = _link(web, account, link)
-    if found is None:
-        return Response.html("<h1>This link is not valid</h1>", 404)
+    found = _usable_link(web, account, link)
+    if isinstance(found, Response):
+        return found
     platform, record = found
-    if record["_used"] or record["expires_at"] < platform.clock.now():
-        return _gone(record)
     form = dict(parse_qsl(web.request.body.decode("utf-8", "replace")))
     ctx = page_ctx(web, platform)
     answers = {"business_profile": {"url": form.get("url")},
