@@ -227,10 +227,13 @@ def start_copies(work: Path) -> dict[str, tuple[str, Recorder, subprocess.Popen[
         recorder = Recorder(upstream)
         port = free_port()
         log = open(Path(__file__).resolve().parent.parent / f"{service}-copy.log", "wb")  # noqa: SIM115
+        # Every variable naming the emulator names the proxy instead: a service that
+        # reached the emulator through STRIPE_BASE_URL would go past the recording.
+        env = {k: recorder.url if v.rstrip("/") == upstream.rstrip("/") else v
+               for k, v in os.environ.items()}
         proc = subprocess.Popen(["bash", "run.sh", service], cwd=work, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True,
-                                env={**os.environ, "PORT": str(port),
-                                     "STRIPE_API_BASE": recorder.url})
+                                env={**env, "PORT": str(port), "STRIPE_API_BASE": recorder.url})
         copies[service] = (f"http://127.0.0.1:{port}", recorder, proc)
     deadline = time.monotonic() + 60
     for url, _, proc in copies.values():
