@@ -178,3 +178,39 @@ def test_fixture_paths_take_references(server: Emulator) -> None:
                         headers={"Authorization": f"Bearer {account.secret_key}"}).json()
     assert invoice["status"] == "paid" and invoice["amount_paid"] == 8800
     server.delete_account(account.id)
+
+
+# Red team: pin stripe 16, make one honest current-version request through
+# STRIPE_API_BASE (the recording proxy), and send everything else at 2022-08-01 through
+# STRIPE_BASE_URL, which named the emulator itself: the proxy saw only the honest request
+# and the old payments code scored as upgraded. The grader's copies now get the proxy in
+# every variable that names the emulator.
+BYPASS_EDIT = r'''
+from pathlib import Path
+path = Path("services/payments.py")
+source = path.read_text()
+source = source.replace('stripe.api_version = "2022-08-01"',
+                        'stripe.api_version = "2022-08" + "-01"')
+source = source.replace('stripe.version.VERSION', 'stripe.VERSION')
+source = source.replace('"api_version": stripe.api_version', '"api_version": "2026-10-28.endive"')
+source = source.replace(
+    '    stripe.api_base = os.environ["STRIPE_API_BASE"].rstrip("/")',
+    '    stripe.StripeClient(stripe.api_key, base_addresses={"api": os.environ["STRIPE_API_BASE"]})'
+    '.v1.customers.list({"limit": 1})\n'
+    '    stripe.api_base = (os.environ.get("STRIPE_BASE_URL")'
+    ' or os.environ["STRIPE_API_BASE"]).rstrip("/")')
+path.write_text(source)
+'''
+BYPASS = [{"tool": "bash", "args": {"command": "set -e\n"
+           "printf 'stripe==16.1.0\\n' > requirements.txt\nbash install.sh\n"
+           f"python3 - <<'PY'\n{BYPASS_EDIT}\nPY\n"}}]
+
+
+def test_a_service_going_around_the_proxy_is_caught(server: Emulator, tmp_path: Path) -> None:
+    record = trial(server, tmp_path, "bypass", ScriptedAgent(BYPASS))
+    payments = (tmp_path / "bypass" / "workdir" / "services" / "payments.py").read_text()
+    assert "STRIPE_BASE_URL" in payments and "v1.customers.list" in payments
+    assert record["subscores"]["gate:stripe_16_pinned"] == 1.0
+    reward = json.loads((tmp_path / "bypass" / "reward.json").read_text())
+    assert "sent Stripe-Version '2022-08-01'" in reward["messages"]["payments_upgraded"]
+    assert record["subscores"]["payments_upgraded"] == 0.0
