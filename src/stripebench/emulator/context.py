@@ -25,6 +25,13 @@ class Ctx:
         self.routed = routed
         self.local_origin = local_origin
 
+    def acting_as(self, account: Account) -> Ctx:
+        """The same request acting on another account (a platform's connected account)."""
+        return Ctx(self.store, account, version=self.version, key_kind=self.key_kind,
+                   request_id=self.request_id, idempotency_key=self.idempotency_key,
+                   method=self.method, path=self.path, routed=self.routed,
+                   local_origin=self.local_origin)
+
     def url(self, host: str, path: str) -> str:
         """A link to one of the emulator's Stripe hosts, reachable the way this request came."""
         from .web import url_for

@@ -91,10 +91,9 @@ def create_link(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                 "type"] == "full":
         raise InvalidRequest("You cannot create `account_update` type Account Links for "
                              "accounts with access to the full Stripe Dashboard.", param="type")
-    for name in ("refresh_url", "return_url"):
-        if kind == "account_onboarding" and not params.get(name) and name == "return_url":
-            raise InvalidRequest(f"Missing required param: {name}.", code="parameter_missing",
-                                 param=name)
+    if kind == "account_onboarding" and not params.get("return_url"):
+        raise InvalidRequest("Missing required param: return_url.", code="parameter_missing",
+                             param="return_url")
     link_id = ctx.new_id("acctlink")
     record = {"id": link_id, "object": "_account_link", "account": account_id,
               "type": kind, "refresh_url": params.get("refresh_url"),

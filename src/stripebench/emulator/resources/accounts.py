@@ -18,6 +18,7 @@ from ..events import changed
 from ..listing import list_of, paginate
 from ..render import includable
 from ..router import api
+from ..shape import clone
 from ..store import Account
 from . import account_requirements as reqs
 from ._common import apply, deleted, merge_metadata
@@ -270,7 +271,7 @@ def retrieve_own(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
 def update(ctx: Ctx, params: dict[str, Any], account: str) -> dict[str, Any]:
     obj = account_object(ctx, account)
     before = {k: v for k, v in obj.items()}
-    snapshot = _deep(obj)
+    snapshot = clone(obj)
     try:
         if "business_type" in params and obj.get("details_submitted") and \
                 obj["controller"]["requirement_collection"] == "stripe":
@@ -287,23 +288,13 @@ def update(ctx: Ctx, params: dict[str, Any], account: str) -> dict[str, Any]:
     return obj
 
 
-def _deep(obj: dict[str, Any]) -> dict[str, Any]:
-    from ..shape import clone
-    copied: dict[str, Any] = clone(obj)
-    return copied
-
-
 def emit_connect(ctx: Ctx, obj: dict[str, Any], event_type: str,
                  previous: dict[str, Any] | None = None) -> None:
     """Connect events about an account happen on the connected account (`event.account`)."""
     connected = ctx.store.accounts.get(obj["id"])
     if connected is None:
         return
-    from ..context import Ctx as _Ctx
-    inner = _Ctx(ctx.store, connected, version=ctx.version, request_id=ctx.request_id,
-                 idempotency_key=ctx.idempotency_key, method=ctx.method, path=ctx.path,
-                 routed=ctx.routed, local_origin=ctx.local_origin)
-    inner.emit(event_type, obj, previous)
+    ctx.acting_as(connected).emit(event_type, obj, previous)
 
 
 @api("GET", "/v1/accounts")

@@ -16,17 +16,9 @@ from ..errors import InvalidRequest, missing
 from ..events import changed
 from ..listing import paginate
 from ..router import api
-from ..store import Account
 from . import balance, charges
 from ._common import apply, currency, merge_metadata
 from .accounts import account_object, platform_of
-
-
-def _as(ctx: Ctx, account: Account) -> Ctx:
-    """The same request acting on another account (the connected side of a transfer)."""
-    return Ctx(ctx.store, account, version=ctx.version, request_id=ctx.request_id,
-               idempotency_key=ctx.idempotency_key, method=ctx.method, path=ctx.path,
-               routed=ctx.routed, local_origin=ctx.local_origin)
 
 
 def available(ctx: Ctx, cur: str) -> int:
@@ -40,7 +32,7 @@ def available(ctx: Ctx, cur: str) -> int:
 
 def _credit_destination(ctx: Ctx, transfer: dict[str, Any], destination: str) -> None:
     connected = ctx.store.accounts[destination]
-    inner = _as(ctx, connected)
+    inner = ctx.acting_as(connected)
     inner.account.clock.advance_to(ctx.now())
     payment = inner.new("charge", "py", amount=transfer["amount"],
                         currency=transfer["currency"], status="succeeded", paid=True,
@@ -152,7 +144,7 @@ def create_reversal(ctx: Ctx, params: dict[str, Any], id: str) -> dict[str, Any]
     reversal["balance_transaction"] = txn["id"]
     connected = ctx.store.accounts.get(transfer["destination"])
     if connected is not None:
-        inner = _as(ctx, connected)
+        inner = ctx.acting_as(connected)
         balance.record(inner, kind="payment_refund", amount=-amount,
                        currency=transfer["currency"], source=transfer["destination_payment"],
                        available_now=True)
@@ -223,7 +215,7 @@ def _collect_fee(ctx: Ctx, charge: dict[str, Any], transfer: dict[str, Any],
                          currency=charge["currency"], source=fee["id"])
     fee["balance_transaction"] = txn["id"]
     connected = ctx.store.accounts[transfer["destination"]]
-    balance.record(_as(ctx, connected), kind="application_fee", amount=-amount,
+    balance.record(ctx.acting_as(connected), kind="application_fee", amount=-amount,
                    currency=charge["currency"], source=fee["id"])
     ctx.put(fee)
     ctx.emit("application_fee.created", fee)
@@ -261,7 +253,7 @@ def refund_fee(ctx: Ctx, params: dict[str, Any], id: str) -> dict[str, Any]:  # 
     refund["balance_transaction"] = txn["id"]
     connected = ctx.store.accounts.get(fee["account"])
     if connected is not None:
-        balance.record(_as(ctx, connected), kind="application_fee_refund", amount=amount,
+        balance.record(ctx.acting_as(connected), kind="application_fee_refund", amount=amount,
                        currency=fee["currency"], source=refund["id"], available_now=True)
     ctx.put(refund)
     _count_back(ctx, fee, amount, "amount_refunded", "refunded", "application_fee.refunded")

@@ -310,8 +310,6 @@ def on_event(ctx: Ctx, event: dict[str, Any]) -> None:
     if not targets:
         return
     event["pending_webhooks"] = len(targets)
-    if ctx.account.parent:
-        event["account"] = ctx.account.id
     queue = dispatcher(ctx.store)
     for endpoint in targets:
         version = endpoint.get("api_version") or ctx.account.api_version or ctx.version

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...context import Ctx
 from ...errors import StripeError
-from ...resources import accounts, disputes, payment_intents, payouts, refunds
+from ...resources import accounts, balance, disputes, payment_intents, payouts, refunds
 from ...resources.account_sessions import find_session
 from ...store import Account
 from .. import Web
@@ -200,7 +200,6 @@ def _read(platform_ctx: Ctx, ctx: Ctx, record: dict[str, Any], path: str,
                                "status": p["status"], "arrival_date": p["arrival_date"],
                                "method": p["method"]} for p in items]}
     if kind == "balance":
-        from ...resources import balance
         value = balance.retrieve_balance(ctx, {})
         return 200, {side: [{"amount_display": money(b["amount"], b["currency"]),
                              "currency": b["currency"], "amount": b["amount"]}
