@@ -21,37 +21,21 @@ import gc
 import json
 import os
 import re
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .clock import Clock
-from .ids import IdGenerator
-from .store import Account
+from .account import Account, account_from_snapshot
+from .slices import SLICE_BYTES, SLICE_OBJECTS, Steps, T
 
 if TYPE_CHECKING:
     from .store import Store
-
-T = TypeVar("T")
-# A stage of work: yields None between slices, or the name of a point a test may pause at.
-Steps = Generator[str | None, None, T]
-
-SLICE_BYTES = 64 * 1024  # of JSON text read between two turns of the event loop
-SLICE_OBJECTS = 250  # objects built or written between two turns
 # Test-only hook: with this set to a file path, a restore writes the name of each pause
 # point ("staged", "committed") into that file and waits (≤ 60 s) until the file is gone,
 # so a test can kill -9 the server exactly there.
 PAUSE_ENV = "STRIPEBENCH_EMULATOR_RESTORE_PAUSE"
-
-
-def run_now(steps: Steps[T]) -> T:
-    while True:
-        try:
-            next(steps)
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
 
 
 _running = [0]  # restores in progress (they interleave on the event loop)
@@ -174,55 +158,6 @@ def _release(store: Store, account: Account) -> Steps[None]:
             yield None
     account.order.clear()
     account.indexes.clear()
-
-
-def account_from_snapshot(data: dict[str, Any]) -> Steps[Account]:
-    """An `Account` (not yet registered anywhere) from `Store.snapshot`'s format."""
-    meta = data["account"]
-    ids = IdGenerator(meta["seed"])
-    ids.counter = meta["counter"]
-    account = Account(id=meta["id"], secret_key=meta["secret_key"],
-                      publishable_key=meta["publishable_key"], api_version=meta["api_version"],
-                      ids=ids, clock=Clock(meta["time"]), parent=meta.get("parent"),
-                      settings=meta.get("settings", {}))
-    objects, seq = account.objects, account.seq
-    for count, obj in enumerate(data["objects"], 1):
-        objects[obj["id"]] = obj
-        if count % SLICE_OBJECTS == 0:
-            yield None
-    order: dict[str, list[str]] = {k: list(v) for k, v in (data.get("order") or {}).items()}
-    sequence = data.get("sequence") or [i for type_ids in order.values() for i in type_ids]
-    for count, object_id in enumerate(sequence, 1):
-        seq.setdefault(object_id, len(seq))
-        if count % (10 * SLICE_OBJECTS) == 0:
-            yield None
-    # Lists bisect the order lists by sequence: every listed id needs one, every object
-    # must be listed, and each list must ascend.
-    listed: set[str] = set()
-    step = 10 * SLICE_OBJECTS
-    for type_ids in list(order.values()):
-        for count, object_id in enumerate(type_ids, 1):
-            seq.setdefault(object_id, len(seq))
-            listed.add(object_id)
-            if count % step == 0:
-                yield None
-    for count, (object_id, obj) in enumerate(objects.items(), 1):
-        if object_id not in listed:
-            seq.setdefault(object_id, len(seq))
-            order.setdefault(obj["object"], []).append(object_id)
-        if count % step == 0:
-            yield None
-    for type_ids in order.values():
-        for position in range(1, len(type_ids)):
-            if seq[type_ids[position - 1]] > seq[type_ids[position]]:
-                type_ids.sort(key=seq.__getitem__)
-                break
-            if position % step == 0:
-                yield None
-    account.order = order
-    account.idempotency = dict(data.get("idempotency") or {})
-    yield None
-    return account
 
 
 def _stage(store: Store, account: Account) -> Steps[None]:

@@ -18,73 +18,23 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from .account import Account, account_from_snapshot
 from .clock import DEFAULT_START, Clock
 from .errors import APIError, InvalidRequest, StripeError
 from .ids import IdGenerator, random_key
-from .indexes import FieldIndex, TypeWalk
+from .slices import run_now
 
 REQUEST_LOG_LIMIT = 5000
 # Every this many new objects, what is alive moves out of the garbage collector's sight
 # (gc.freeze): stored objects are JSON trees without cycles, and a full collection
 # walking 100k of them holds every account for about a second.
 FREEZE_EVERY = 20_000
-
-
-@dataclass
-class Account:
-    id: str
-    secret_key: str
-    publishable_key: str
-    api_version: str
-    ids: IdGenerator
-    clock: Clock
-    parent: str | None = None
-    settings: dict[str, Any] = field(default_factory=dict)
-    objects: dict[str, dict[str, Any]] = field(default_factory=dict)
-    order: dict[str, list[str]] = field(default_factory=dict)  # type -> ids, oldest first
-    seq: dict[str, int] = field(default_factory=dict)  # object id -> creation sequence
-    idempotency: dict[str, dict[str, Any]] = field(default_factory=dict)
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    gen: int = 0  # the generation of its rows on disk; a restore writes the next one
-    # type -> field path -> index; built on first use (see indexes.py), never persisted
-    indexes: dict[str, dict[tuple[str, ...], FieldIndex]] = field(default_factory=dict)
-
-    def meta(self) -> dict[str, Any]:
-        return {"id": self.id, "secret_key": self.secret_key,
-                "publishable_key": self.publishable_key, "api_version": self.api_version,
-                "seed": self.ids.seed, "counter": self.ids.counter, "time": self.clock.time,
-                "parent": self.parent, "settings": self.settings}
-
-    def iter_type(self, object_type: str, newest_first: bool = True) -> TypeWalk:
-        """The live objects of one type, newest first; list pages seek in it by cursor."""
-        return TypeWalk(self.order.get(object_type, []), self.objects, self.seq, newest_first,
-                        lambda path: self.field_index(object_type, path))
-
-    def field_index(self, object_type: str, path: tuple[str, ...]) -> FieldIndex:
-        by_path = self.indexes.setdefault(object_type, {})
-        index = by_path.get(path)
-        if index is None:
-            index = by_path[path] = FieldIndex(path)
-            for obj in self.iter_type(object_type):
-                index.update(obj)
-        return index
-
-    def reindex(self, object_id: str) -> None:
-        """File an object (or its removal) in the field indexes of its type."""
-        obj = self.objects.get(object_id)
-        if obj is None:
-            for by_path in self.indexes.values():
-                for index in by_path.values():
-                    index.discard(object_id)
-            return
-        for index in self.indexes.get(obj["object"], {}).values():
-            index.update(obj)
 
 
 @dataclass
@@ -243,18 +193,8 @@ class Store:
             "idempotency": account.idempotency,
         }
 
-    def restore(self, data: dict[str, Any]) -> Account:
-        """Replace (or add) one account from its snapshot, in one go (see restoring.py)."""
-        from .restoring import restore_steps, run_now
-        return run_now(restore_steps(self, [data], replace_all=False))[0]
-
     def export_all(self) -> dict[str, Any]:
         return {"seed": self.seed, "accounts": [self.snapshot(a) for a in self.accounts.values()]}
-
-    def import_all(self, data: dict[str, Any]) -> None:
-        """Replace every account with the exported ones, in one go (see restoring.py)."""
-        from .restoring import restore_steps, run_now
-        run_now(restore_steps(self, list(data["accounts"]), replace_all=True))
 
     def install(self, accounts: list[Account], replace_all: bool,
                 contested: list[tuple[str, str]] | None = None) -> list[Account]:
@@ -300,7 +240,6 @@ class Store:
             for table in ("objects", "idempotency"):
                 db.execute(f"DELETE FROM {table} WHERE NOT EXISTS (SELECT 1 FROM accounts a "
                            f"WHERE a.id={table}.account AND a.gen={table}.gen)")
-        from .restoring import account_from_snapshot, run_now
         rows = db.execute("SELECT id, meta, gen FROM accounts").fetchall()
         for acct_id, meta_json, gen in rows:
             order: dict[str, list[str]] = {}
