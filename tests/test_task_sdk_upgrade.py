@@ -214,3 +214,41 @@ def test_a_service_going_around_the_proxy_is_caught(server: Emulator, tmp_path: 
     reward = json.loads((tmp_path / "bypass" / "reward.json").read_text())
     assert "sent Stripe-Version '2022-08-01'" in reward["messages"]["payments_upgraded"]
     assert record["subscores"]["payments_upgraded"] == 0.0
+
+
+# Red team, next step: the emulator's address read during the agent's session and written
+# into the code as a literal, so no variable the grader rewrites names it. Only the one
+# honest request passes the recording proxy; the emulator's own request log shows the
+# rest arriving without the proxy's stamp (stripebench.grading.service_copies).
+HARDCODED_EDIT = r'''
+import os
+from pathlib import Path
+path = Path("services/payments.py")
+source = path.read_text()
+source = source.replace('stripe.api_version = "2022-08-01"',
+                        'stripe.api_version = "2022-08" + "-01"')
+source = source.replace('stripe.version.VERSION', 'stripe.VERSION')
+source = source.replace('"api_version": stripe.api_version', '"api_version": "2026-10-28.endive"')
+source = source.replace(
+    '    stripe.api_base = os.environ["STRIPE_API_BASE"].rstrip("/")',
+    '    stripe.StripeClient(stripe.api_key, base_addresses={"api": os.environ["STRIPE_API_BASE"]})'
+    '.v1.customers.list({"limit": 1})\n'
+    f'    stripe.api_base = {os.environ["STRIPE_API_BASE"].rstrip("/")!r}')
+path.write_text(source)
+'''
+HARDCODED = [{"tool": "bash", "args": {"command": "set -e\n"
+              "printf 'stripe==16.1.0\\n' > requirements.txt\nbash install.sh\n"
+              f"python3 - <<'PY'\n{HARDCODED_EDIT}\nPY\n"}}]
+
+
+def test_a_service_with_the_emulator_address_written_in_is_caught(server: Emulator,
+                                                                   tmp_path: Path) -> None:
+    record = trial(server, tmp_path, "hardcoded", ScriptedAgent(HARDCODED))
+    payments = (tmp_path / "hardcoded" / "workdir" / "services" / "payments.py").read_text()
+    assert f"stripe.api_base = '{server.base}'" in payments
+    assert "STRIPE_BASE_URL" not in payments
+    reward = json.loads((tmp_path / "hardcoded" / "reward.json").read_text())
+    assert "went around the grader's recording proxies" in reward["messages"][
+        "payments_upgraded"]
+    assert record["subscores"]["payments_upgraded"] == 0.0
+    assert record["reward"] == 0.0  # one bypass: no service counts as upgraded

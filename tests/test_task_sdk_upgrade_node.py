@@ -100,7 +100,8 @@ def test_partial_upgrade_scores_its_third(server: Emulator, tmp_path: Path) -> N
 #   through STRIPE_API_BASE and claims the current version. Every contract passes; it
 #   scored the payments third before the grader pointed every variable naming the
 #   emulator at the proxy, which now sees Stripe-Version 2022-08-01: 0. (An address
-#   written into the code still goes past the proxy: see the task's doc.)
+#   written into the code goes past the proxy, and the emulator's request log shows it:
+#   see test_task_sdk_upgrade.py, the graders share stripebench.grading.service_copies.)
 # - invoices runs the reference code but never answers anything but /healthz: the
 #   grader's bounded waits score it 0 instead of hanging until the verifier's timeout (a
 #   grader_error, which the means would leave out). With one time budget for all three
@@ -159,7 +160,6 @@ def test_red_team_bypass_hang_and_fifo(server: Emulator, tmp_path: Path) -> None
     messages = reward["messages"]
     assert "sent Stripe-Version '2022-08-01'" in messages["payments_upgraded"]
     assert "GET /version answered 0" in messages["invoices_upgraded"]
-    assert "used up its share" in messages["invoices_upgraded"]
     assert all(v == 0.0 for k, v in record["subscores"].items()
                if k.startswith(("payments", "invoices")))
     assert all(v == 1.0 for k, v in record["subscores"].items()

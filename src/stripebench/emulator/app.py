@@ -15,11 +15,11 @@ from typing import Any
 
 import orjson
 
-from . import control, forms, intake, multipart, render, router, versions
+from . import control, forms, intake, multipart, render, request_log, router, versions
 from .context import Ctx
 from .errors import AuthenticationError, IdempotencyError, InvalidRequest, StripeError
 from .http import Request, Response, canonical_json, dumps
-from .store import REQUEST_LOG_LIMIT, Account, Store
+from .store import Account, Store
 from .validate import validate_params
 from .web import STRIPE_HOSTS, Web, find
 
@@ -115,6 +115,9 @@ class EmulatorApp:
                 hostname = "api.stripe.com"
         if request.method == "OPTIONS":
             return Response(204, b"", dict(CORS))
+        if hostname == "api.stripe.com" and path == request_log.READ_PATH \
+                and request.method == "GET":
+            return self.request_log(request)
         if hostname in ("api.stripe.com", "files.stripe.com", "meter-events.stripe.com") and (
                 path.startswith("/v1/") or path.startswith("/v2/") or path in ("/v1", "/")):
             response = self.api(request, path, routed)
@@ -146,10 +149,11 @@ class EmulatorApp:
     def api(self, request: Request, path: str, routed: bool) -> Response:
         request_id = "req_unauthenticated"
         account: Account | None = None
+        owner: Account | None = None
         try:
-            account, key_kind = self.authenticate(request)
-            request_id = account.ids.new("req")
-            account = self.acting_account(request, account)
+            owner, key_kind = self.authenticate(request)
+            request_id = owner.ids.new("req")
+            account = self.acting_account(request, owner)
             version = versions.check_version(request.header("stripe-version")
                                              or account.api_version)
             ctx = Ctx(self.store, account, version=version, key_kind=key_kind,
@@ -170,11 +174,21 @@ class EmulatorApp:
         except StripeError as exc:  # not stored, so not applied: say so
             response = Response.json(exc.body(request_id), exc.status)
         response.headers["request-id"] = request_id
-        if account is not None:
+        if account is not None and owner is not None:
             response.headers.setdefault("stripe-version", request.header("stripe-version")
                                         or account.api_version)
-            self.log_request(account, request, path, response, request_id)
+            request_log.record(owner, account, request, path, response, request_id)
         return response
+
+    def request_log(self, request: Request) -> Response:
+        """The key's account's request log (see request_log.py); secret keys only."""
+        try:
+            owner, key_kind = self.authenticate(request)
+            if key_kind != "secret":
+                raise AuthenticationError("The request log needs a secret API key.", status=401)
+        except StripeError as exc:
+            return Response.json(exc.body(), exc.status)
+        return request_log.read(owner, request.query_params())
 
     def authenticate(self, request: Request) -> tuple[Account, str]:
         auth = request.header("authorization")
@@ -302,13 +316,3 @@ class EmulatorApp:
                         {"content-type": "application/json", "idempotent-replayed": "true",
                          "original-request": entry["request_id"]})
 
-    def log_request(self, account: Account, request: Request, path: str, response: Response,
-                    request_id: str) -> None:
-        log_ = account.requests
-        log_.append({"id": request_id, "method": request.method, "path": path,
-                     "query": request.query, "status": response.status,
-                     "version": response.headers.get("stripe-version", ""),
-                     "idempotency_key": request.header("idempotency-key") or None,
-                     "time": account.clock.now()})
-        if len(log_) > REQUEST_LOG_LIMIT + 500:  # trim in batches: one shift per 500 requests
-            del log_[: len(log_) - REQUEST_LOG_LIMIT]

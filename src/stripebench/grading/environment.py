@@ -51,11 +51,12 @@ def final_snapshot() -> dict[str, Any]:
     return data
 
 
-def stripe_client(api_version: str | None = None) -> Any:
-    """The official python SDK's StripeClient on the trial's account."""
+def stripe_client(api_version: str | None = None, api_base: str | None = None) -> Any:
+    """The official python SDK's StripeClient on the trial's account (through `api_base`,
+    e.g. a grader's recording proxy, instead of the emulator's address when given)."""
     import stripe
 
-    base = _env("STRIPE_API_BASE")
+    base = api_base or _env("STRIPE_API_BASE")
     kwargs: dict[str, Any] = {"base_addresses": {"api": base, "files": base,
                                                  "meter_events": base},
                               "max_network_retries": 2}

@@ -20,8 +20,15 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from stripebench.grading import (Grader, collateral_changes, final_snapshot, objects_of,
-                                 seed_snapshot, stripe_client, workdir)
+from stripebench.grading import (
+    Grader,
+    collateral_changes,
+    final_snapshot,
+    objects_of,
+    seed_snapshot,
+    stripe_client,
+    workdir,
+)
 
 
 class Legacy(NamedTuple):

@@ -1,0 +1,296 @@
+"""Grading the agent's services by what they really do: copies behind recording proxies.
+
+An SDK-upgrade grader starts its own copy of each service from the workdir, on a free
+port, with every variable naming the emulator pointed at a recording proxy of its own,
+then calls the copies and checks what they answered and what they sent Stripe (the
+Stripe-Version and User-Agent of each request). A copy could still go around its proxy
+(an address written into its code): each proxy stamps what it forwards with a secret of
+the grader's, the grader's own requests go through a stamped proxy too, and afterwards
+every request the account's log holds from the grading must carry one of those stamps
+(`ServiceCopies.bypassing`, see emulator/request_log.py).
+
+    copies = ServiceCopies(work, ("payments", "invoices"))
+    client = stripe_client(api_base=copies.grader_base)
+    ...  # make data with client, call copies.urls[...], check copies.recorders[...]
+    copies.stop()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import os
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Sequence
+from functools import partial
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..emulator.request_log import READ_PATH, STAMP_HEADER
+from .environment import _env
+
+if TYPE_CHECKING:
+    from .checks import Grader
+
+# The services are the agent's code: however they misbehave (hang, reset, garbage), the
+# grader must finish and score them 0, never time out or crash (a grader_error leaves the
+# task out of every mean, which would reward breaking what one cannot fix).
+REQUEST_TIMEOUT = 10.0
+HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "host",
+              "content-encoding", "accept-encoding", "proxy-connection", "upgrade", "te"}
+
+
+class Budget:
+    """Each GET to a service waits at most REQUEST_TIMEOUT seconds, and all of them
+    together `seconds` from the first (or from the last `restart`)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.deadline = 0.0
+
+    def restart(self) -> None:
+        self.deadline = time.monotonic() + self.seconds
+
+    def get(self, url: str) -> tuple[int, Any]:
+        """(status, JSON body or text tail); status 0 when the service did not answer
+        (timeout, reset, refused, out of budget)."""
+        if not self.deadline:
+            self.restart()
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            return 0, "the service used up its share of the grader's time"
+        try:
+            with urllib.request.urlopen(url, timeout=min(REQUEST_TIMEOUT, left)) as response:
+                status, body = response.status, response.read()
+        except urllib.error.HTTPError as exc:
+            status = exc.code
+            try:
+                body = exc.read()
+            except OSError:
+                body = b""
+        except (OSError, ValueError, http.client.HTTPException) as exc:
+            return 0, f"no answer: {type(exc).__name__}: {exc}"
+        try:
+            return status, json.loads(body)
+        except ValueError:
+            return status, body.decode("utf-8", "replace")[-300:]
+
+    def compare(self, cases: Sequence[tuple[str, Callable[[], Any], int]]) -> tuple[float, str]:
+        """Fraction of (url, expected, status) cases a service answers exactly, and the
+        first miss described."""
+        good, first_miss = 0, ""
+        for url, expected, want_status in cases:
+            status, body = self.get(url)
+            wanted = expected()
+            if status == want_status and body == wanted:
+                good += 1
+            elif not first_miss:
+                first_miss = (f"{url.split('/', 3)[-1]}: got {status} "
+                              f"{json.dumps(body, sort_keys=True)[:600]}; expected "
+                              f"{want_status} {json.dumps(wanted, sort_keys=True)[:600]}")
+        return good / len(cases), first_miss
+
+
+class Recorder:
+    """A recording HTTP proxy in front of the emulator, stamping what it forwards."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.stamp = secrets.token_hex(16)
+        self.requests: list[dict[str, str]] = []
+        recorder = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def forward(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else None
+                recorder.requests.append({
+                    "method": self.command, "path": self.path.split("?")[0],
+                    "stripe_version": self.headers.get("Stripe-Version", ""),
+                    "user_agent": self.headers.get("User-Agent", "")})
+                headers = {k: v for k, v in self.headers.items()
+                           if k.lower() not in HOP_BY_HOP and k.lower() != STAMP_HEADER}
+                request = urllib.request.Request(
+                    recorder.upstream + self.path, data=body, method=self.command,
+                    headers={**headers, STAMP_HEADER: recorder.stamp})
+                try:
+                    with urllib.request.urlopen(request, timeout=60) as response:
+                        status, got, data = response.status, response.headers, response.read()
+                except urllib.error.HTTPError as exc:
+                    status, got, data = exc.code, exc.headers, exc.read()
+                self.send_response(status)
+                for key, value in got.items():
+                    if key.lower() not in HOP_BY_HOP:
+                        self.send_header(key, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_DELETE = forward  # noqa: N815 - http.server's names
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def problems(self, sdk: str, major: int, version: str) -> list[str]:
+        """Requests not made by SDK `sdk` (its User-Agent's `<sdk>/<version>` token, e.g.
+        PythonBindings) at `major`, or not at API `version`."""
+        if not self.requests:
+            return ["it made no Stripe request through STRIPE_API_BASE"]
+        bad = []
+        for r in self.requests:
+            found = re.search(rf"{re.escape(sdk)}/v?(\S+)", r["user_agent"])
+            if r["stripe_version"] != version:
+                bad.append(f"{r['method']} {r['path']} sent Stripe-Version "
+                           f"{r['stripe_version']!r}")
+            elif not found or not found.group(1).startswith(f"{major}."):
+                bad.append(f"{r['method']} {r['path']} came from {r['user_agent']!r}")
+        return sorted(set(bad))[:5]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def harden() -> None:
+    """The grader runs the agent's code beside itself: make this process off limits to
+    it (no ptrace, no /proc/<pid>/mem, fd or environ: the stamps stay secret)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
+def kill_strays() -> None:
+    """In a bubblewrap sandbox (a pid namespace of its own) every process but this one,
+    its ancestors and the namespace's init is the agent's code by now (the service
+    copies and anything they left behind): stop them before the reward is written."""
+    if os.environ.get("STRIPEBENCH_SANDBOX") != "bwrap":
+        return
+    keep, pid = {1}, os.getpid()
+    while pid > 1:
+        keep.add(pid)
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) not in keep:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def request_log(after: str | None = None) -> list[dict[str, Any]]:
+    """The trial account's request log (oldest first), after request id `after`."""
+    query = "?" + urllib.parse.urlencode({"after": after}) if after else ""
+    request = urllib.request.Request(
+        _env("STRIPE_API_BASE").rstrip("/") + READ_PATH + query,
+        headers={"Authorization": f"Bearer {_env('STRIPE_SECRET_KEY')}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        entries: list[dict[str, Any]] = json.loads(response.read())["data"]
+    return entries
+
+
+class ServiceCopies:
+    """The grader's copies of `services`, each started as `command(service)` in `work`
+    with PORT and every emulator-naming variable set, behind its own Recorder."""
+
+    def __init__(self, work: Path, services: Sequence[str], log_dir: Path, *,
+                 command: Callable[[str], list[str]] = lambda s: ["bash", "run.sh", s],
+                 ready_path: str = "/healthz", start_seconds: float = 60) -> None:
+        harden()
+        upstream = _env("STRIPE_API_BASE")
+        known = request_log()
+        self.watermark = known[-1]["id"] if known else None
+        self.grader = Recorder(upstream)
+        self.grader_base = self.grader.url
+        self.recorders: dict[str, Recorder] = {}
+        self.urls: dict[str, str] = {}
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        for service in services:
+            recorder = self.recorders[service] = Recorder(upstream)
+            port = free_port()
+            # Every variable naming the emulator names the proxy instead: a service that
+            # reached the emulator through STRIPE_BASE_URL would go past the recording.
+            env = {k: recorder.url if v.rstrip("/") == upstream.rstrip("/") else v
+                   for k, v in os.environ.items()}
+            with open(log_dir / f"{service}-copy.log", "wb") as log:
+                self.procs[service] = subprocess.Popen(
+                    command(service), cwd=work, stdout=log, stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    env={**env, "PORT": str(port), "STRIPE_API_BASE": recorder.url})
+            self.urls[service] = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + start_seconds
+        for service, proc in self.procs.items():
+            while time.monotonic() < deadline and proc.poll() is None:
+                try:
+                    with urllib.request.urlopen(self.urls[service] + ready_path, timeout=2):
+                        break
+                except OSError:
+                    time.sleep(0.1)
+
+    def bypassing(self) -> list[str]:
+        """The grading's requests that reached the emulator without going through one of
+        the grader's proxies (at most five, described)."""
+        stamps = {hashlib.sha256(r.stamp.encode()).hexdigest()
+                  for r in [self.grader, *self.recorders.values()]}
+        return [f"{e['method']} {e['path']} ({e.get('user_agent') or 'no User-Agent'})"
+                for e in request_log(self.watermark)
+                if e.get("recorded_by") not in stamps][:5]
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            proc.wait()
+        for recorder in [self.grader, *self.recorders.values()]:
+            recorder.server.shutdown()
+        kill_strays()
+
+
+def grade_upgrades(grader: Grader, copies: ServiceCopies,
+                   cases: dict[str, dict[str, list[tuple[str, Callable[[], Any], int]]]],
+                   upgraded: Callable[[str, list[str]], bool], budget_seconds: float) -> None:
+    """The SDK-upgrade graders' scoring: per service, `<service>_upgraded` (weight 1;
+    `upgraded(service, bypassing)` raises why not) and each group of contract cases
+    (the first weight 2, the rest 1), which count only for an upgraded service: its old
+    code would still answer correctly through the old SDK and version.
+
+    The contracts run first (each service with its own `budget_seconds`, so one that
+    hangs cannot starve the others): the recorders must have seen what they caused."""
+    budget = Budget(budget_seconds)
+    results = {}
+    for service, groups in cases.items():
+        budget.restart()
+        results[service] = [(name, budget.compare(group)) for name, group in groups.items()]
+    bypassing = copies.bypassing()
+    for service, scored in results.items():
+        ok = grader.check(f"{service}_upgraded", 1, partial(upgraded, service, bypassing))
+        for n, (name, (score, miss)) in enumerate(scored):
+            weight = 2 if n == 0 else 1
+            if ok < 1.0:
+                grader.check(f"{service}_{name}", weight, 0.0, "the service is not upgraded")
+            else:
+                grader.check(f"{service}_{name}", weight, score, miss)
