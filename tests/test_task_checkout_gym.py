@@ -223,16 +223,20 @@ def test_the_mode_alone_earns_nothing_and_a_wrong_mode_zeroes_the_page() -> None
 def test_padding_every_yes_no_option_costs_more_than_it_earns() -> None:
     """Red team: the line items read honestly, then every yes/no option of a Checkout
     page switched on everywhere, hoping to catch the pages that have them. Precision
-    punishes it: on the public seed it scores well below the honest items alone."""
+    punishes it: over the public seed and ten others it scores well below the honest
+    items alone (averaged over many pages, so the margin does not hang on one seed)."""
     pad = {"allow_promotion_codes": True, "automatic_tax": {"enabled": True},
-           "tax_id_collection": {"enabled": True}, "phone_number_collection": {"enabled": True},
+           "tax_id_collection": {"enabled": True, "required": "if_supported"},
+           "phone_number_collection": {"enabled": True},
            "billing_address_collection": "required",
-           "consent_collection": {"promotions": "auto", "terms_of_service": "required"}}
+           "consent_collection": {"promotions": "auto", "terms_of_service": "required"},
+           "payment_intent_data": {"setup_future_usage": "off_session"}}
 
     def items(params: dict[str, Any]) -> dict[str, Any]:
         return {key: params[key] for key in ("mode", "currency", "line_items") if key in params}
 
-    challenges = [c["params"] for c in generate.generate(generate.PUBLIC_SEED)]
+    challenges = [c["params"] for s in [generate.PUBLIC_SEED, *range(10)]
+                  for c in generate.generate(s)]
     honest = sum(score(items(c), c) for c in challenges) / len(challenges)
     padded = sum(score({**items(c), **pad}, c) for c in challenges) / len(challenges)
     assert 0.3 < honest < 0.8
