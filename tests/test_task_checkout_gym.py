@@ -461,7 +461,9 @@ def test_pages_alone_solve_the_gym(trial: dict[str, Any], seed: int, count: int)
 
 def test_proven_under_the_harness(tmp_path: Path) -> None:
     """The real trial loop (setup step, sandbox, services, hidden grader): oracle 1.0,
-    noop 0.0, the scripted half-replay 0.5."""
+    noop 0.0, the scripted half-replay 0.5; and the report's Sub-problems column names
+    all 20 pages from the records the trial loop wrote (it was empty before the task
+    declared them)."""
     from stripebench.harness.agents.simple import NoopAgent, OracleAgent, ScriptedAgent
     from stripebench.harness.emulator import Emulator
     from stripebench.harness.trial import TrialConfig, run_trial
@@ -469,6 +471,7 @@ def test_proven_under_the_harness(tmp_path: Path) -> None:
     task = load_task(TASK)
     server = Emulator.start()
     before = server.http.get("/_emulator/accounts").json()["data"]
+    records: dict[str, dict[str, Any]] = {}
     try:
         rewards = {}
         for name, agent in [("oracle", OracleAgent()), ("noop", NoopAgent()),
@@ -478,12 +481,19 @@ def test_proven_under_the_harness(tmp_path: Path) -> None:
                                TrialConfig("proof", name, None))
             assert record["status"] == "completed", record["error"]
             rewards[name] = record["reward"]
+            records[name] = record
             # teardown removed the trial's account and the setup's hidden one
             left = server.http.get("/_emulator/accounts").json()["data"]
             assert left == before, name
     finally:
         server.stop()
     assert rewards == {"oracle": 1.0, "noop": 0.0, "scripted": 0.5}
+    from stripebench.results.aggregate import score_task
+
+    for name, expected in (("oracle", 1.0), ("scripted", 0.0)):
+        scored = score_task(task.id, [json.loads(json.dumps(records[name]))])
+        assert list(scored.parts) == [f"challenge_{n:02d}" for n in range(1, 21)], name
+        assert scored.parts["challenge_20"] == expected
 
 
 # Red team: the gym app is the agent's to change, and the harness restarts it beside the
