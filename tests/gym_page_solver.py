@@ -4,14 +4,20 @@ It stands in for a careful agent: it opens each challenge in Chromium, reads the
 Checkout frame's DOM (no hidden data, no API access to the sessions) and rebuilds the
 create parameters. The task tests require it to score high, which proves the pages carry
 what the answers need and keeps them doing so as the Checkout page changes.
+
+Pages come in every Checkout locale. The solver reads them the way a reader of that
+language would: it knows the page's own wording per language (the emulator's
+translation tables stand in for knowing Korean or Finnish), never the session.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
-from stripebench.emulator.web.checkout.locales import MONTHS
+from stripebench.emulator.web.checkout.locales import Translator
+from stripebench.emulator.web.checkout.view import PM_LABELS
 
 # What the frame shows, gathered in one pass.
 READ_PAGE = r"""
@@ -61,6 +67,8 @@ READ_PAGE = r"""
               sub: text(q('.radio-sub', card)), amount: text(q('.radio-amount', card))};
     }),
     promo: !!q('#promotion_code'), phone: !!q('#phone'), taxId: !!q('.tax-id'),
+    taxIdRequired: !!q('.tax-id p.label') && !q('.tax-id input[type=checkbox]'),
+    paymentTabs: qa('.pm-tab').map(text), reuse: !!q('#reuse-agreement'),
     billing: !!q('#billing-line1'), tax: !!q('.row.tax'),
     promotions: !!q('#consent-promotions'), terms: !!q('#consent-terms'),
     submit: q('#submit') ? q('#submit').dataset.label : null,
@@ -69,12 +77,16 @@ READ_PAGE = r"""
 }
 """
 
-UNITS = [("business_day", r"business|ouvr|werktag|h[aá]bil"), ("hour", r"hour|heure|stunde|hora"),
-         ("week", r"week|semaine|woche|semana"), ("month", r"month|mois|monat|mes"),
-         ("day", r"day|jour|tag|d[ií]a")]
-YEARLY = re.compile(r"year|\ban\b|jahr|a[nñ]o", re.I)
-SUBMIT = {"book": re.compile(r"^(book|réserver|buchen|reservar)$", re.I),
-          "donate": re.compile(r"^(donate|faire un don|spenden|donar)$", re.I)}
+UNITS = ("business_day", "hour", "week", "month", "day")
+
+
+@cache
+def estimates(lang: str) -> dict[str, dict[str, Any]]:
+    """Every delivery estimate text the page can show in `lang` (1..10 of each unit)."""
+    t = Translator(lang)
+    bounds = [{"unit": u, "value": n} for u in UNITS for n in range(1, 11)]
+    return {t.delivery({"minimum": low, "maximum": high}): {"minimum": low, "maximum": high}
+            for low in bounds for high in bounds}
 
 
 def money(text: str | None) -> int:
@@ -87,42 +99,40 @@ def money(text: str | None) -> int:
 
 
 def currency_of(text: str) -> str:
-    if "€" in text:
+    if "€" in text or "EUR" in text:
         return "eur"
     if "£" in text or "GBP" in text:
         return "gbp"
     return "usd"
 
 
-def unit_of(word: str) -> str:
-    return next(unit for unit, pattern in UNITS if re.search(pattern, word, re.I))
+def estimate(sub: str | None, lang: str) -> dict[str, Any] | None:
+    return estimates(lang).get((sub or "").strip())
 
 
-def estimate(sub: str | None) -> dict[str, Any] | None:
-    found = re.findall(r"(\d+)\s*([^\d]+?)(?=\s+(?:to|à|bis|a)\s+\d|$)", sub or "")
-    if len(found) != 2:
-        return None
-    (low, low_unit), (high, high_unit) = found
-    return {"minimum": {"unit": unit_of(low_unit), "value": int(low)},
-            "maximum": {"unit": unit_of(high_unit), "value": int(high)}}
-
-
-def anchor_date(text: str, lang: str) -> int | None:
-    """The timestamp (UTC midnight) of a localized date such as "21 janvier 2026"."""
+def date_of(text: str, lang: str) -> int | None:
+    """The timestamp (UTC midnight) of the first date in `text`, in the page's format."""
     from datetime import UTC, datetime
 
-    months = MONTHS.get(lang, MONTHS["en"])
-    for n, name in enumerate(months, start=1):
-        if name.lower() in text.lower():
-            day = re.search(r"\b(\d{1,2})\b(?!\d)", text.replace(str(_year(text)), ""))
-            if day:
-                return int(datetime(_year(text), n, int(day.group(1)), tzinfo=UTC).timestamp())
-    return None
+    t = Translator(lang)
+    pattern = re.escape(t.data["date"])
+    months = "|".join(map(re.escape, t.data.get("months") or ["-"]))
+    groups = (("dd", r"(?P<d>\d{2})"), ("mm", r"(?P<m>\d{2})"), ("d", r"(?P<d>\d{1,2})"),
+              ("m", r"(?P<m>\d{1,2})"), ("y", r"(?P<y>\d{4})"), ("month", f"(?P<month>{months})"))
+    for name, group in groups:
+        pattern = pattern.replace(re.escape("{" + name + "}"), group)
+    found = re.search(pattern, text)
+    if not found:
+        return None
+    parts = found.groupdict()
+    month = int(parts["m"]) if parts.get("m") else t.data["months"].index(parts["month"]) + 1
+    return int(datetime(int(parts["y"]), month, int(parts["d"]), tzinfo=UTC).timestamp())
 
 
-def _year(text: str) -> int:
-    found = re.search(r"\b(20\d\d)\b", text)
-    return int(found.group(1)) if found else 2026
+def payment_type(label: str, lang: str) -> str | None:
+    if label == Translator(lang)("card"):
+        return "card"
+    return next((k for k, v in PM_LABELS.items() if v == label), None)
 
 
 def price_for(catalog: list[dict[str, Any]], name: str, yearly: bool | None) -> str | None:
@@ -138,6 +148,9 @@ def price_for(catalog: list[dict[str, Any]], name: str, yearly: bool | None) -> 
 def solve_page(page: dict[str, Any], prices: list[dict[str, Any]],
                rate_ids: set[str]) -> dict[str, Any]:
     params: dict[str, Any] = {"mode": page["mode"]}
+    lang = page["lang"] or "en"
+    t = Translator(lang)
+    yearly_texts = {t.billed({"interval": "year"}), t.interval({"interval": "year"})}
     currency = currency_of(page["total"] + " ".join(str(x["amount"]) for x in page["lines"]))
     if currency != "usd":
         params["currency"] = currency
@@ -147,11 +160,10 @@ def solve_page(page: dict[str, Any], prices: list[dict[str, Any]],
     for line in page["lines"]:
         if line["optional"]:
             continue
-        recurring = bool(line["billed"] and not re.search(r"one|unique|einmal|único",
-                                                          line["billed"], re.I)) or bool(
+        recurring = bool(line["billed"] and line["billed"] != t("one_time")) or bool(
             line["per"])
-        yearly = bool(YEARLY.search(f"{line['billed'] or ''} {line['per'] or ''}")) \
-            if recurring else None
+        yearly = (line["billed"] in yearly_texts or any(
+            text in (line["per"] or "") for text in yearly_texts)) if recurring else None
         price = price_for(prices, line["name"], yearly)
         item: dict[str, Any] = {"price": price, "quantity": line["quantity"]}
         if line["min"] is not None:
@@ -164,9 +176,12 @@ def solve_page(page: dict[str, Any], prices: list[dict[str, Any]],
                 params.setdefault("subscription_data", {})["trial_period_days"] = int(
                     days.group(0))
         if line["anchor"]:
-            when = anchor_date(line["anchor"], page["lang"])
+            when = date_of(line["anchor"], lang)
             if when:
-                params.setdefault("subscription_data", {})["billing_cycle_anchor"] = when
+                data = params.setdefault("subscription_data", {})
+                data["billing_cycle_anchor"] = when
+                if line["anchor"] == t("anchor_no_proration", date=t.date(when)):
+                    data["proration_behavior"] = "none"
     if items:
         params["line_items"] = items
     optional = []
@@ -191,7 +206,7 @@ def solve_page(page: dict[str, Any], prices: list[dict[str, Any]],
         data: dict[str, Any] = {"display_name": rate["name"], "type": "fixed_amount",
                                 "fixed_amount": {"amount": money(rate["amount"]),
                                                  "currency": currency}}
-        window = estimate(rate["sub"])
+        window = estimate(rate["sub"], lang)
         if window:
             data["delivery_estimate"] = window
         options.append({"shipping_rate_data": data})
@@ -235,7 +250,14 @@ def solve_page(page: dict[str, Any], prices: list[dict[str, Any]],
     for shown, name, value in flags:
         if page[shown]:
             params[name] = value
-    for kind, pattern in SUBMIT.items():
-        if page["submit"] and pattern.match(page["submit"].strip()):
+    if page["taxIdRequired"]:
+        params["tax_id_collection"]["required"] = "if_supported"
+    for kind in ("book", "donate"):
+        if page["submit"] and page["submit"].strip() == t(f"submit_{kind}"):
             params["submit_type"] = kind
+    types = [payment_type(label, lang) for label in page["paymentTabs"]]
+    if len(types) > 1:
+        params["payment_method_types"] = types
+    if page["reuse"] and page["mode"] == "payment":
+        params["payment_intent_data"] = {"setup_future_usage": "off_session"}
     return params

@@ -223,16 +223,20 @@ def test_the_mode_alone_earns_nothing_and_a_wrong_mode_zeroes_the_page() -> None
 def test_padding_every_yes_no_option_costs_more_than_it_earns() -> None:
     """Red team: the line items read honestly, then every yes/no option of a Checkout
     page switched on everywhere, hoping to catch the pages that have them. Precision
-    punishes it: on the public seed it scores well below the honest items alone."""
+    punishes it: over the public seed and ten others it scores well below the honest
+    items alone (averaged over many pages, so the margin does not hang on one seed)."""
     pad = {"allow_promotion_codes": True, "automatic_tax": {"enabled": True},
-           "tax_id_collection": {"enabled": True}, "phone_number_collection": {"enabled": True},
+           "tax_id_collection": {"enabled": True, "required": "if_supported"},
+           "phone_number_collection": {"enabled": True},
            "billing_address_collection": "required",
-           "consent_collection": {"promotions": "auto", "terms_of_service": "required"}}
+           "consent_collection": {"promotions": "auto", "terms_of_service": "required"},
+           "payment_intent_data": {"setup_future_usage": "off_session"}}
 
     def items(params: dict[str, Any]) -> dict[str, Any]:
         return {key: params[key] for key in ("mode", "currency", "line_items") if key in params}
 
-    challenges = [c["params"] for c in generate.generate(generate.PUBLIC_SEED)]
+    challenges = [c["params"] for s in [generate.PUBLIC_SEED, *range(10)]
+                  for c in generate.generate(s)]
     honest = sum(score(items(c), c) for c in challenges) / len(challenges)
     padded = sum(score({**items(c), **pad}, c) for c in challenges) / len(challenges)
     assert 0.3 < honest < 0.8
@@ -392,11 +396,13 @@ def _visible_texts(params: dict[str, Any], names: dict[str, str],
 
 # Seed 116's first 8 pages hold what the public seed lacks: an anchor in a localized
 # date, optional items with quantity ranges, setup mode, a trial, inline shipping rates.
-@pytest.mark.parametrize(("seed", "count"), [(generate.PUBLIC_SEED, 20), (116, 8)])
+@pytest.mark.parametrize(("seed", "count"), [(generate.PUBLIC_SEED, 20), (116, 8), (276, 8)])
 def test_pages_alone_solve_the_gym(trial: dict[str, Any], seed: int, count: int) -> None:
     """Solvability: each public-seed page, drawn in Chromium through the gym app, shows
     its products, custom fields and options, custom text and shipping options; and a
-    solver that reads only the pages (gym_page_solver) scores high with the real grader."""
+    solver that reads only the pages (gym_page_solver) scores high with the real grader.
+    Seed 276 adds pre-endive `payment_method_types` tabs and pages in locales translated
+    only in part (cs, fil) with shipping estimates and an anchor date."""
     from playwright.sync_api import sync_playwright
 
     from gym_page_solver import READ_PAGE, solve_page
@@ -455,7 +461,9 @@ def test_pages_alone_solve_the_gym(trial: dict[str, Any], seed: int, count: int)
 
 def test_proven_under_the_harness(tmp_path: Path) -> None:
     """The real trial loop (setup step, sandbox, services, hidden grader): oracle 1.0,
-    noop 0.0, the scripted half-replay 0.5."""
+    noop 0.0, the scripted half-replay 0.5; and the report's Sub-problems column names
+    all 20 pages from the records the trial loop wrote (it was empty before the task
+    declared them)."""
     from stripebench.harness.agents.simple import NoopAgent, OracleAgent, ScriptedAgent
     from stripebench.harness.emulator import Emulator
     from stripebench.harness.trial import TrialConfig, run_trial
@@ -463,6 +471,7 @@ def test_proven_under_the_harness(tmp_path: Path) -> None:
     task = load_task(TASK)
     server = Emulator.start()
     before = server.http.get("/_emulator/accounts").json()["data"]
+    records: dict[str, dict[str, Any]] = {}
     try:
         rewards = {}
         for name, agent in [("oracle", OracleAgent()), ("noop", NoopAgent()),
@@ -472,12 +481,19 @@ def test_proven_under_the_harness(tmp_path: Path) -> None:
                                TrialConfig("proof", name, None))
             assert record["status"] == "completed", record["error"]
             rewards[name] = record["reward"]
+            records[name] = record
             # teardown removed the trial's account and the setup's hidden one
             left = server.http.get("/_emulator/accounts").json()["data"]
             assert left == before, name
     finally:
         server.stop()
     assert rewards == {"oracle": 1.0, "noop": 0.0, "scripted": 0.5}
+    from stripebench.results.aggregate import score_task
+
+    for name, expected in (("oracle", 1.0), ("scripted", 0.0)):
+        scored = score_task(task.id, [json.loads(json.dumps(records[name]))])
+        assert list(scored.parts) == [f"challenge_{n:02d}" for n in range(1, 21)], name
+        assert scored.parts["challenge_20"] == expected
 
 
 # Red team: the gym app is the agent's to change, and the harness restarts it beside the

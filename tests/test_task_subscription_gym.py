@@ -252,6 +252,23 @@ def test_one_wrong_detail_fails_the_challenge(trial: dict[str, Any]) -> None:
     assert "setup_client_secret" in reward["messages"]["trial_without_card"]
 
 
+def test_a_pause_is_graded_by_its_effect_on_invoices(trial: dict[str, Any]) -> None:
+    """Red team: pause_collection set exactly as asked, but the subscription also moved to
+    `send_invoice`, so the renewal after the pause is sent, not charged. While the
+    emulator only stored pause_collection the family checked the subscription alone and
+    passed this; it now follows the renewals through the pause and fails it."""
+    prepare(trial)
+    oracle(trial)
+    solution = (trial["work"] / "gym_solution.py").read_text()
+    changed = solution.replace('{"pause_collection": {', '{"collection_method": "send_invoice", '
+                               '"days_until_due": 30, "pause_collection": {')
+    assert changed != solution
+    (trial["work"] / "gym_solution.py").write_text(changed)
+    reward = grade(trial)
+    assert {k for k, v in reward["subscores"].items() if v == 0.0} == {"pause_collection"}
+    assert "after the pause" in reward["messages"]["pause_collection"]
+
+
 HOSTILE = '''
 import json, sys, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

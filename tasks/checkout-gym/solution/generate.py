@@ -12,7 +12,10 @@ currencies, quantities (fixed and adjustable), optional items, shipping address
 countries and options (catalog rates and inline rate data), custom fields of every type,
 custom text in every position, automatic tax, tax id / phone / billing address
 collection, consent, submit types, trials and billing cycle anchors, and subscriptions
-mixing recurring and one-time items. Difficulty sets how many features a page combines.
+mixing recurring and one-time items, payment method types (the pre-endive
+`payment_method_types` or endive's `allowed_payment_method_types`), saving the card for
+later (`payment_intent_data.setup_future_usage`), a required tax id and anchors without
+proration. Difficulty sets how many features a page combines.
 """
 
 from __future__ import annotations
@@ -28,7 +31,30 @@ ANCHOR_BASE = 1_767_225_600  # 2026-01-01T00:00:00Z: trial accounts start their 
 DAY = 86_400
 
 COUNTRIES = ["US", "CA", "GB", "FR", "DE", "NL", "AU", "JP", "IE", "SE"]
-LOCALES = ["fr", "de", "es"]
+# Checkout's locales except `en` (the default page): half the draws take one of the fully
+# translated ones, half any locale. Stdlib only (the oracle runs in the sandbox), so a
+# copy of the emulator's list; a test keeps them in step.
+FULL_LOCALES = ["fr", "de", "es", "ja", "ko"]
+LOCALES = ["bg", "cs", "da", "de", "el", "en-GB", "es", "es-419", "et", "fi", "fil", "fr",
+           "fr-CA", "hi-IN", "hr", "hu", "id", "it", "ja", "ko", "lt", "lv", "ms", "mt", "nb",
+           "nl", "pl", "pt", "pt-BR", "ro", "ru", "sk", "sl", "sv", "th", "tr", "vi", "zh",
+           "zh-HK", "zh-TW"]
+# Payment methods a page may offer beside card, by kind of session and currency: only
+# methods the session can take (iDEAL needs EUR; single-use methods such as Affirm cannot
+# be saved, so subscriptions and setup leave them out), as Stripe requires.
+PAYMENT_METHODS = {
+    ("payment", "usd"): ["cashapp", "affirm", "klarna", "us_bank_account", "amazon_pay",
+                         "paypal"],
+    ("payment", "eur"): ["ideal", "bancontact", "eps", "sepa_debit", "klarna", "paypal", "p24"],
+    ("payment", "gbp"): ["bacs_debit", "klarna", "paypal", "afterpay_clearpay", "revolut_pay"],
+    ("reuse", "usd"): ["us_bank_account", "cashapp", "paypal"],
+    ("reuse", "eur"): ["sepa_debit", "ideal", "bancontact", "paypal"],
+    ("reuse", "gbp"): ["bacs_debit", "paypal", "revolut_pay"],
+}
+# Before 2026-09-30.endive sessions named their methods with `payment_method_types`;
+# from endive with `allowed_payment_method_types`. The set-up creates a session that
+# uses the old name at this version (the newest before endive).
+PRE_ENDIVE_VERSION = "2026-08-26.dahlia"
 INLINE_RATES = [  # shipping options the catalog does not hold: the agent writes rate data
     {"display_name": "Bike courier", "amount": 900,
      "estimate": (("hour", 2), ("hour", 6))},
@@ -158,16 +184,16 @@ def _shipping_option(rng: random.Random, cat: dict[str, Any], used: set[str],
 def _pick_features(rng: random.Random, mode: str, difficulty: str) -> list[str]:
     pool = ["locale", "currency", "promotion_codes", "custom_field", "custom_field",
             "custom_text_submit", "custom_text_after", "automatic_tax", "tax_id",
-            "phone", "billing_address", "consent_promotions", "terms"]
+            "phone", "billing_address", "consent_promotions", "terms", "payment_methods"]
     if mode == "payment":
         pool += ["shipping", "shipping", "adjustable", "optional_items", "submit_type",
-                 "custom_field", "more_items"]
+                 "custom_field", "more_items", "save_for_later"]
     elif mode == "subscription":
-        pool += ["trial", "anchor", "one_time_item", "adjustable", "more_items",
+        pool += ["trial", "anchor", "anchor", "one_time_item", "adjustable", "more_items",
                  "shipping_address"]
     else:
         pool = ["locale", "currency", "custom_field", "custom_text_submit",
-                "custom_text_after", "phone", "billing_address"]
+                "custom_text_after", "phone", "billing_address", "payment_methods"]
     low, high = DIFFICULTY_FEATURES[difficulty]
     count = min(rng.randint(low, high), len(pool))
     picked = rng.sample(pool, count)
@@ -226,10 +252,24 @@ def challenge(rng: random.Random, number: int, difficulty: str,
             # Within the first month: Stripe refuses an anchor past the next natural
             # billing date (1 February for a monthly price bought on 1 January).
             sub["billing_cycle_anchor"] = ANCHOR_BASE + DAY * rng.randint(10, 30)
+            # The first period free ("none") or prorated: the page says which. The
+            # default, create_prorations, is sometimes written out.
+            behaviour = rng.choices([None, "none", "create_prorations"], [4, 5, 1])[0]
+            if behaviour:
+                sub["proration_behavior"] = behaviour
         if sub:
             params["subscription_data"] = sub
     if "locale" in features:
-        params["locale"] = rng.choice(LOCALES)
+        params["locale"] = rng.choice(FULL_LOCALES if rng.random() < 0.5 else LOCALES)
+    if "payment_methods" in features:
+        kind = "payment" if mode == "payment" else "reuse"
+        extra = PAYMENT_METHODS[(kind, currency)]
+        types = ["card"] + rng.sample(extra, rng.randint(1, min(3, len(extra))))
+        name = rng.choice(["payment_method_types", "allowed_payment_method_types"])
+        params[name] = types
+    if "save_for_later" in features:
+        params["payment_intent_data"] = {
+            "setup_future_usage": rng.choice(["off_session", "on_session"])}
     if "promotion_codes" in features:
         params["allow_promotion_codes"] = True
     if "shipping" in features or "shipping_address" in features:
@@ -266,6 +306,9 @@ def challenge(rng: random.Random, number: int, difficulty: str,
         params["automatic_tax"] = {"enabled": True}
     if "tax_id" in features:
         params["tax_id_collection"] = {"enabled": True}
+        if rng.random() < 0.5:
+            params["tax_id_collection"]["required"] = rng.choice(["if_supported",
+                                                                  "if_supported", "never"])
     if "phone" in features:
         params["phone_number_collection"] = {"enabled": True}
     if "billing_address" in features:

@@ -12,7 +12,12 @@ can show:
   same), allowed countries by code, custom fields by their label;
 - what no page shows is ignored: urls, ui_mode, custom field keys and dropdown option
   values (a default value counts through the label it selects), metadata;
-- billing cycle anchors count by UTC date (the page shows a date, not a second).
+- billing cycle anchors count by UTC date (the page shows a date, not a second);
+- payment method types are a set, named either way (`payment_method_types` before the
+  endive API version, `allowed_payment_method_types` from it): the tabs look the same;
+  card alone is the default page;
+- `payment_intent_data.setup_future_usage` counts as set, whichever value: on_session
+  and off_session show the customer the same saving notice.
 
 Anything else a submission sets becomes a leaf too, so guessing extra options costs
 precision.
@@ -27,7 +32,7 @@ from typing import Any
 Leaf = tuple[str, str]
 
 IGNORED = {"ui_mode", "success_url", "cancel_url", "return_url", "redirect_on_completion",
-           "metadata", "client_reference_id", "expand", "payment_method_types",
+           "metadata", "client_reference_id", "expand",
            "customer_creation", "origin_context", "integration_identifier"}
 
 
@@ -200,9 +205,22 @@ def leaves(params: Any, rates: dict[str, dict[str, Any]]) -> set[Leaf]:
             for what, setting in (value or {}).items():
                 if setting not in ("none", None) and what != "payment_method_reuse_agreement":
                     out.append((f"consent_collection.{what}", _norm(setting)))
+        elif key in ("payment_method_types", "allowed_payment_method_types"):
+            types = {_norm(t) for t in value} if isinstance(value, list) else {_norm(value)}
+            if types != {"card"}:
+                out += [("payment_method_types", t) for t in types]
         elif key in ("automatic_tax", "tax_id_collection", "phone_number_collection"):
             if isinstance(value, dict) and _truthy(value.get("enabled")):
                 out.append((f"{key}.enabled", "true"))
+                if key == "tax_id_collection" and value.get("required") not in (None, "never"):
+                    out.append(("tax_id_collection.required", _norm(value["required"])))
+        elif key == "payment_intent_data" and isinstance(value, dict):
+            for sub_key, sub_value in value.items():
+                if sub_key == "setup_future_usage" and sub_value in ("on_session",
+                                                                     "off_session"):
+                    out.append(("payment_intent_data.setup_future_usage", "set"))
+                elif sub_value is not None and sub_key != "metadata":
+                    out += _flatten(f"payment_intent_data.{sub_key}", sub_value)
         elif key == "allow_promotion_codes":
             if _truthy(value):
                 out.append((key, "true"))
@@ -219,6 +237,8 @@ def leaves(params: Any, rates: dict[str, dict[str, Any]]) -> set[Leaf]:
                 if sub_key == "billing_cycle_anchor" and _int(sub_value) is not None:
                     day = datetime.fromtimestamp(_int(sub_value) or 0, UTC).date().isoformat()
                     out.append(("subscription_data.billing_cycle_anchor", day))
+                elif sub_key == "proration_behavior" and sub_value == "create_prorations":
+                    continue  # the default: the page shows a prorated first charge either way
                 elif sub_value is not None and sub_key != "metadata":
                     out += _flatten(f"subscription_data.{sub_key}", sub_value)
         else:

@@ -29,7 +29,13 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "solution"))
-from generate import DEFAULT_COUNT, PUBLIC_SEED, generate, resolve  # noqa: E402
+from generate import (  # noqa: E402
+    DEFAULT_COUNT,
+    PRE_ENDIVE_VERSION,
+    PUBLIC_SEED,
+    generate,
+    resolve,
+)
 from solve import catalog_ids  # noqa: E402
 
 CATALOG_TYPES = ("product", "price", "shipping_rate", "coupon", "promotion_code", "tax_rate")
@@ -98,8 +104,12 @@ def main() -> None:
     for item in generate(seed, count):
         params = resolve(item["params"], prices, rates)
         answers[str(item["number"])] = params
+        # `payment_method_types` exists only before the endive API version: such a
+        # session is created the way an integration pinned to dahlia would.
+        options = ({"stripe_version": PRE_ENDIVE_VERSION}
+                   if "payment_method_types" in params else {})
         session = client.v1.checkout.sessions.create(
-            dict(params, ui_mode="embedded_page", return_url=RETURN_URL))
+            dict(params, ui_mode="embedded_page", return_url=RETURN_URL), options)
         pages.append({"number": item["number"], "client_secret": session.client_secret})
     (workdir / "challenges.json").write_text(json.dumps(
         {"publishable_key": hidden["publishable_key"], "challenges": pages}, indent=2) + "\n")

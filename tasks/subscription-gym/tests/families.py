@@ -429,9 +429,10 @@ def immediate_upgrade(g: Gym) -> None:
 
 
 def pause_collection(g: Gym) -> None:
-    # Stripe then voids / keeps as draft / marks uncollectible the invoices created while
-    # paused (billing/subscriptions/pause-payment); the emulator stores pause_collection
-    # without applying it yet, so the grade checks the subscription's own state.
+    # While paused the subscription keeps running and renewing, but each invoice created
+    # before `resumes_at` is kept as a draft / marked uncollectible / voided, uncharged;
+    # from `resumes_at` on collection resumes (pause_collection back to null) and the next
+    # renewal is paid (billing/subscriptions/pause-payment).
     customer, sub_id = g.running()
     resumes = g.now + g.p["resume_after_days"] * DAY
     g.call({"subscription": sub_id})
@@ -442,6 +443,23 @@ def pause_collection(g: Gym) -> None:
     expect("cancel_at", (sub["cancel_at"], sub["cancel_at_period_end"]), (None, False))
     expect("items", g.items(sub), [(g.prices[0], 1)])
     expect("pending invoice items", g.pending_items(customer), 0)
+    paused = {"keep_as_draft": "draft", "mark_uncollectible": "uncollectible",
+              "void": "void"}[g.p["behavior"]]
+    start, months = int(g.p["start"]), 1
+    while True:
+        renewal = add_months(start, months)
+        g.advance(renewal + 2 * HOUR)
+        invoice = g.latest(sub_id)
+        day = dt.datetime.fromtimestamp(renewal, dt.UTC).date().isoformat()
+        expect(f"the renewal invoice of {day}", invoice["created"], renewal)
+        if renewal >= resumes:
+            expect(f"the renewal of {day}, after the pause", (
+                invoice["status"], invoice["amount_paid"]), ("paid", g.p["plans"][0]["amount"]))
+            break
+        expect(f"the renewal of {day}, while paused", (invoice["status"],
+                                                        invoice["amount_paid"]), (paused, 0))
+        months += 1
+    expect("pause_collection after resumes_at", g.sub(sub_id)["pause_collection"], None)
 
 
 def dunning_recovery(g: Gym) -> None:

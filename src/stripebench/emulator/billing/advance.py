@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..context import Ctx
-from . import collect, invoicing, subscribing, timing
+from . import collect, invoicing, pausing, subscribing, timing
 
 Action = tuple[int, int, str, Callable[[Ctx], None]]
 MAX_STEPS = 20000
@@ -58,6 +58,9 @@ def _subscription_actions(sub: dict[str, Any]) -> list[Action]:
                  lambda c: _expire(c, sid))]
     actions: list[Action] = []
     end = sub["_period"][1]
+    resumes_at = (sub.get("pause_collection") or {}).get("resumes_at")
+    if resumes_at is not None:  # before a renewal at the same instant: that one is collected
+        actions.append((resumes_at, 0, sid, lambda c: _resume_collection(c, sid)))
     if status == "trialing" and sub.get("trial_end") and not sub.get("_trial_will_end_sent"):
         at = sub["trial_end"] - TRIAL_WILL_END
         if at > sub["created"]:
@@ -102,6 +105,10 @@ def _trial_will_end(ctx: Ctx, sub_id: str) -> None:
     sub["_trial_will_end_sent"] = True
     ctx.put(sub)
     ctx.emit("customer.subscription.trial_will_end", sub)
+
+
+def _resume_collection(ctx: Ctx, sub_id: str) -> None:
+    pausing.resume(ctx, ctx.get(sub_id, "subscription"))
 
 
 def _cancel(ctx: Ctx, sub_id: str) -> None:

@@ -15,7 +15,7 @@ from ..context import Ctx
 from ..errors import InvalidRequest
 from ..events import changed
 from ..resources._common import merge_metadata
-from . import items, subscribing, timing
+from . import items, pausing, subscribing, timing
 from .creating import apply_cancel, automatic_tax
 from .discounts import make_discounts
 
@@ -64,7 +64,7 @@ def update_subscription(ctx: Ctx, sub: dict[str, Any], params: dict[str, Any]) -
         sub["payment_settings"] = {**(sub.get("payment_settings") or {}),
                                    "save_default_payment_method": save}
     if "pause_collection" in params:
-        sub["pause_collection"] = params["pause_collection"]
+        sub["pause_collection"] = pausing.from_params(params["pause_collection"], now)
     if tax is not None:  # applies from the next invoice on
         sub["automatic_tax"] = tax
     apply_cancel(sub, params, now)

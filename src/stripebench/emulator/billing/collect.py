@@ -295,6 +295,20 @@ def void(ctx: Ctx, inv: dict[str, Any]) -> None:
     ctx.emit("invoice.voided", inv)
 
 
+def mark_uncollectible(ctx: Ctx, inv: dict[str, Any], reason: str) -> None:
+    """open → uncollectible; `reason` fills `status_details` (shown from endive)."""
+    if inv["status"] != "open":
+        raise InvalidRequest(f"You can only mark open invoices as uncollectible. This invoice "
+                             f"is {inv['status']}.", param="invoice")
+    before = dict(inv)
+    inv["status"] = "uncollectible"
+    inv["status_transitions"]["marked_uncollectible_at"] = ctx.now()
+    inv["next_payment_attempt"] = None
+    inv["status_details"] = {"uncollectible": {"reason": reason}}
+    ctx.put(inv)
+    ctx.emit("invoice.marked_uncollectible", inv, events.changed(before, inv))
+
+
 def _cancel_open_payments(ctx: Ctx, inv: dict[str, Any], reason: str,
                           every_intent: bool = False) -> None:
     """Cancel the invoice's open InvoicePayments and the PaymentIntents behind them.

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..context import Ctx
 from ..events import changed
-from . import collect, invoicing, items, timing
+from . import collect, invoicing, items, pausing, timing
 
 ACTIVE_LIKE = ("active", "trialing", "past_due", "unpaid")
 INCOMPLETE_EXPIRES = 23 * 3600
@@ -167,6 +167,7 @@ def renew(ctx: Ctx, sub: dict[str, Any]) -> dict[str, Any] | None:
     cycle_lines(ctx, sub, inv, (old_end, new_end), (old_start, old_end))
     invoicing.pull_pending_items(ctx, inv, sub["id"])
     after_invoiced(ctx, sub, inv)
+    pausing.mark_created(ctx, sub, inv)
     invoicing.save(ctx, inv)
     sub["latest_invoice"] = inv["id"]
     save(ctx, sub)
@@ -238,7 +239,10 @@ def resume(ctx: Ctx, sub: dict[str, Any], anchor: str, proration_behavior: str) 
 
 def finalize_due(ctx: Ctx, inv: dict[str, Any]) -> None:
     """A renewal draft reached `automatically_finalizes_at`: finalize and charge (not for
-    an unpaid subscription: its invoices stay open, unattempted)."""
+    an unpaid subscription: its invoices stay open, unattempted; nor for one drafted while
+    collection was paused: `pausing` settles it)."""
+    if pausing.settle(ctx, inv):
+        return
     collect.finalize(ctx, inv)
     sub = ctx.maybe(invoicing.subscription_of(inv), "subscription") or {}
     if sub.get("status") == "unpaid":

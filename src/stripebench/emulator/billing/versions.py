@@ -327,3 +327,9 @@ def phase_iterations(ctx: Ctx, method: str, template: str,
         converted.append(phase)
     return {**params, "phases": converted}
 
+
+
+@response_change(ENDIVE, "invoice")
+def no_status_details(ctx: Ctx, obj: dict[str, Any]) -> None:
+    """`status_details` (why an invoice is uncollectible) arrived with endive."""
+    obj.pop("status_details", None)

@@ -389,3 +389,65 @@ def session_currency(ctx: Ctx, params: dict[str, Any], items: list[dict[str, Any
         raise InvalidRequest("All line items must use prices in the same currency.",
                              param="line_items")
     return next(iter(currencies), None)
+
+
+# ------------------------------------------------------------------ payment method types
+
+# Currencies a payment method type accepts, after each method's "Determine compatibility"
+# page (docs.stripe.com/payments/<method>/accept-a-payment?payment-ui=checkout). Types
+# not listed are not checked for currency.
+PM_CURRENCIES: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
+    "ideal": ("eur",), "bancontact": ("eur",), "eps": ("eur",), "giropay": ("eur",),
+    "sofort": ("eur",), "sepa_debit": ("eur",), "multibanco": ("eur",),
+    "p24": ("eur", "pln"), "blik": ("pln",), "bacs_debit": ("gbp",),
+    "us_bank_account": ("usd",), "cashapp": ("usd",), "affirm": ("usd", "cad"),
+    "acss_debit": ("cad", "usd"), "au_becs_debit": ("aud",),
+    "afterpay_clearpay": ("aud", "cad", "gbp", "nzd", "usd"),
+    "kakao_pay": ("krw",), "naver_pay": ("krw",), "kr_card": ("krw",), "payco": ("krw",),
+    "samsung_pay": ("krw",), "konbini": ("jpy",), "oxxo": ("mxn",), "boleto": ("brl",),
+    "pix": ("brl",), "promptpay": ("thb",), "paynow": ("sgd",), "fpx": ("myr",),
+    "grabpay": ("myr", "sgd"), "twint": ("chf",), "swish": ("sek",)}.items()}
+# Single-use methods Checkout refuses where the payment method is kept for later
+# (subscription and setup mode): they cannot be set up for future payments.
+SINGLE_USE = frozenset({"affirm", "afterpay_clearpay", "eps", "giropay", "p24", "oxxo",
+                        "konbini", "multibanco", "grabpay", "fpx", "promptpay", "paynow",
+                        "wechat_pay", "blik", "customer_balance"})
+
+
+def pm_incompatibility(pm_type: str, currency: str | None, mode: str) -> str | None:
+    """Why `pm_type` cannot be offered on this session, or None when it can."""
+    accepted = PM_CURRENCIES.get(pm_type)
+    if accepted is not None and currency and currency not in accepted:
+        listed = ", ".join(sorted(accepted))
+        return (f"The payment method type `{pm_type}` does not support the currency "
+                f"`{currency}`; it accepts {listed}.")
+    if mode in ("subscription", "setup") and pm_type in SINGLE_USE:
+        return (f"The payment method type `{pm_type}` cannot be used in `{mode}` mode: it "
+                "cannot be saved for future payments.")
+    return None
+
+
+def offered_types(allowed: list[str] | None, currency: str | None, mode: str,
+                  strict: bool) -> list[str]:
+    """The session's `payment_method_types` from the requested list.
+
+    Before 2026-09-30.endive the request said `payment_method_types` (`strict`): an
+    incompatible type is a 400. From endive, `allowed_payment_method_types` silently
+    drops incompatible types (changelog endive/2026-09-30/remove-payment-method-types-
+    checkout-sessions); nothing left is still a 400. No list: card (the emulator's
+    dynamic payment methods offer card only).
+    """
+    if not allowed:
+        return ["card"]
+    param = "payment_method_types" if strict else "allowed_payment_method_types"
+    kept: list[str] = []
+    for index, pm_type in enumerate(allowed):
+        reason = pm_incompatibility(pm_type, currency, mode)
+        if reason and strict:
+            raise InvalidRequest(reason, param=f"{param}[{index}]")
+        if not reason and pm_type not in kept:
+            kept.append(pm_type)
+    if not kept:
+        raise InvalidRequest("None of the allowed payment method types can be used with this "
+                             "Checkout Session's currency and mode.", param=param)
+    return kept

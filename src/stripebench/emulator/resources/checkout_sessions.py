@@ -17,9 +17,11 @@ from ..events import changed
 from ..listing import check_limit, paginate
 from ..render import includable
 from ..router import api
+from ..versions import older_than
 from . import checkout_params as cp
 from ._common import merge_metadata
 from .checkout_totals import Totals, cart_items, compute
+from .checkout_versions import ENDIVE
 
 # ------------------------------------------------------------------ create
 
@@ -138,7 +140,8 @@ def build_session(ctx: Ctx, params: dict[str, Any], payment_link: str | None = N
         if mode in ("subscription", "setup") else params.get("payment_method_collection"),
         payment_method_configuration_details=None,
         payment_method_options=params.get("payment_method_options") or {},
-        payment_method_types=list(allowed) if allowed else ["card"],
+        payment_method_types=cp.offered_types(allowed, currency, mode,
+                                              older_than(ctx.version, ENDIVE)),
         payment_status="no_payment_required" if mode == "setup" else "unpaid",
         permissions=params.get("permissions"),
         phone_number_collection={"enabled": bool(

@@ -170,16 +170,7 @@ def void(ctx: Ctx, params: dict[str, Any], invoice: str) -> dict[str, Any]:
 @api("POST", "/v1/invoices/{invoice}/mark_uncollectible")
 def mark_uncollectible(ctx: Ctx, params: dict[str, Any], invoice: str) -> dict[str, Any]:
     inv = ctx.get(invoice, "invoice")
-    cctx = timing.for_customer(ctx, inv["customer"])
-    if inv["status"] != "open":
-        raise InvalidRequest(f"You can only mark open invoices as uncollectible. This invoice "
-                             f"is {inv['status']}.", param="invoice")
-    before = dict(inv)
-    inv["status"] = "uncollectible"
-    inv["status_transitions"]["marked_uncollectible_at"] = cctx.now()
-    inv["next_payment_attempt"] = None
-    cctx.put(inv)
-    cctx.emit("invoice.marked_uncollectible", inv, changed(before, inv))
+    collect.mark_uncollectible(timing.for_customer(ctx, inv["customer"]), inv, "user_forgiven")
     return inv
 
 

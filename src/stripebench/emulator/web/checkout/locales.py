@@ -4,7 +4,7 @@ Each locale Checkout accepts (the `locale` enum of `checkout.sessions.create`) h
 in translations/<locale>.json: its page strings, number style, date pattern and currency
 symbols. A regional locale (`en-GB`, `pt-BR`, `zh-TW` ...) names its `base` and only
 overrides what differs. A string missing from a locale falls back to its base, then to
-English, never to a key name. en, fr, de, es and ja translate every string; the others
+English, never to a key name. en, fr, de, es, ja and ko translate every string; the others
 translate the page's own labels (LABELS) and the messages a shopper meets most (MESSAGES:
 card and field errors, the confirmation and expiry pages) and fall back to English for the
 rest.
@@ -62,7 +62,7 @@ def locale_data(locale: str) -> dict[str, Any]:
 
 
 # The fully translated locales (every string, not only LABELS), their tables as written.
-COMPLETE = ("en", "fr", "de", "es", "ja")
+COMPLETE = ("en", "fr", "de", "es", "ja", "ko")
 STRINGS: dict[str, dict[str, str]] = {loc: _file(loc)["strings"] for loc in COMPLETE}
 EN = STRINGS["en"]
 # Month names of the locales whose dates spell the month out.
