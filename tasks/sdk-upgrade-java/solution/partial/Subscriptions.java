@@ -5,8 +5,8 @@ import static backoffice.Api.object;
 
 import com.google.gson.JsonElement;
 import com.stripe.model.Price;
+import com.stripe.model.StripeCollection;
 import com.stripe.model.Subscription;
-import com.stripe.model.SubscriptionCollection;
 import com.stripe.model.SubscriptionItem;
 import com.stripe.net.RequestOptions;
 import com.stripe.param.SubscriptionListParams;
@@ -72,14 +72,14 @@ public final class Subscriptions {
   }
 
   /** One page of the customer's subscriptions, with the count of all of them. */
-  static SubscriptionCollection page(String customer, SubscriptionListParams.Status status,
-      long limit) throws Exception {
+  static StripeCollection<Subscription> page(String customer,
+      SubscriptionListParams.Status status, long limit) throws Exception {
     return STRIPE.v1().subscriptions().list(SubscriptionListParams.builder()
         .setCustomer(customer).setStatus(status).setLimit(limit)
         .putExtraParam("include", List.of("total_count")).build(), OLD);
   }
 
-  static long totalCount(SubscriptionCollection page) {
+  static long totalCount(StripeCollection<Subscription> page) {
     JsonElement count = page.getRawJsonObject().get("total_count");
     return count.getAsLong();
   }
@@ -90,8 +90,10 @@ public final class Subscriptions {
         Api.orNotFound(p.get(0), () -> STRIPE.v1().subscriptions().retrieve(p.get(0), OLD))));
     routes.put("/customers/([^/]+)/subscriptions/summary", p -> {
       String customer = p.get(0);
-      SubscriptionCollection every = page(customer, SubscriptionListParams.Status.ALL, 3);
-      SubscriptionCollection active = page(customer, SubscriptionListParams.Status.ACTIVE, 1);
+      StripeCollection<Subscription> every =
+          page(customer, SubscriptionListParams.Status.ALL, 3);
+      StripeCollection<Subscription> active =
+          page(customer, SubscriptionListParams.Status.ACTIVE, 1);
       List<String> latest = new ArrayList<>();
       every.getData().forEach(s -> latest.add(s.getId()));
       return object("customer", customer, "total", totalCount(every),
