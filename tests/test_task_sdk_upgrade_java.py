@@ -349,3 +349,40 @@ def test_the_maven_repository_reaches_every_sandbox(tmp_path: Path,
     elsewhere.mkdir()
     assert maven_repository() == elsewhere.resolve()
     assert elsewhere.resolve() in default_shared()
+
+
+def test_the_gate_reads_any_pom_without_hanging(tmp_path: Path) -> None:
+    """The gate accepts stripe-java 33 named directly or through a property, and refuses
+    an old or doubled dependency, a build holding another major, a malformed pom and a
+    FIFO named pom.xml (reading it would block the grader until its timeout) with an
+    error, never a hang or a crash."""
+    pom = (TASK / "solution" / "pom.xml").read_text()
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def gate(text: str | None) -> str:
+        target = work / "pom.xml"
+        target.unlink(missing_ok=True)
+        if text is None:
+            os.mkfifo(target)
+        else:
+            target.write_text(text)
+        try:
+            return "ok" if grade.pinned_major(work) else "no"
+        except ValueError as exc:
+            return str(exc)
+
+    assert gate(pom) == "ok"
+    by_property = pom.replace("<version>33.3.0</version>", "<version>${stripe.version}</version>")
+    by_property = by_property.replace("<properties>",
+                                      "<properties>\n    <stripe.version>33.3.0</stripe.version>")
+    assert gate(by_property) == "ok"
+    assert "found '20.136.0'" in gate(pom.replace("33.3.0", "20.136.0"))
+    start = pom.index("    <dependency>")
+    doubled = pom[:start] + pom[start:pom.index("</dependency>") + 14] + pom[start:]
+    assert "found 2 dependencies" in gate(doubled)
+    assert "not readable" in gate(pom[:200])
+    assert "not a regular file" in gate(None)
+    (work / "target" / "lib").mkdir(parents=True)
+    (work / "target" / "lib" / "stripe-java-20.136.0.jar").write_bytes(b"")
+    assert "holds stripe-java-20.136.0.jar" in gate(pom)
