@@ -66,6 +66,19 @@ for pom in tests/sdk_programs/java/*/pom.xml; do
     mvn -B -q -Dmaven.repo.local="$root/.cache/m2" -f "$pom" dependency:build-classpath \
       -Dmdep.outputFile="$root/$classpath" >/dev/null
 done
+# The Java SDK-upgrade task's Maven project as its starter (stripe-java 20) and its
+# upgrade (stripe-java 33) build it: clean, compile, package and copy-dependencies with
+# every plugin they use, so a trial's `mvn -o` (against a copy of .cache/m2) finds all.
+for project in tasks/sdk-upgrade-java/environment tasks/sdk-upgrade-java/solution; do
+  stamp=".cache/m2/.filled-$(sha256sum < "$project/pom.xml" | cut -c1-16)"
+  [ -f "$stamp" ] && continue
+  scratch="$(mktemp -d)"
+  cp -R "$project/pom.xml" "$project/src" "$scratch/"
+  mvn -B -q -Dmaven.repo.local="$root/.cache/m2" -f "$scratch/pom.xml" clean package \
+    dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=target/lib >/dev/null
+  rm -rf "$scratch"
+  touch "$stamp"
+done
 if command -v go >/dev/null 2>&1; then
   for module in tests/sdk_programs/go/*/; do
     # Also compiles the SDK once into the project's build cache (stripe-go v85 alone takes

@@ -284,3 +284,13 @@ def npm_cache() -> Path | None:
     return path.resolve() if path.is_dir() else None
 
 
+def maven_repository() -> Path | None:
+    """The offline Maven repository `scripts/setup.sh` fills (`.cache/m2`, or
+    $STRIPEBENCH_M2), the Maven twin of the wheelhouse: Java tasks build with `mvn -o`
+    against a private copy of it (Maven writes to its local repository)."""
+    import stripebench
+
+    given = os.environ.get("STRIPEBENCH_M2")
+    path = Path(given) if given else \
+        Path(stripebench.__file__).resolve().parents[2] / ".cache" / "m2"
+    return path.resolve() if path.is_dir() else None

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import safe_files
+from ..sandbox_base import maven_repository
 from . import fixtures as fixture_mod
 from .agents.base import Agent, AgentContext, AgentOutcome
 from .emulator import Emulator, EmulatorDown
@@ -43,7 +44,7 @@ RETRYABLE = ("setup_error", "service_error", "grader_error", "harness_error", "e
 AGENT_GRACE_SECONDS = 15
 GRADER_DIR = ".stripebench/grader"
 SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", ".deps",
-                SKILLS_DIR}
+                "target", SKILLS_DIR}  # target/: Maven's build output
 # The submission's file list: how much of each file is hashed (a bigger one is known by
 # its size and first bytes) and how many files are listed at most.
 HASH_CAP_BYTES = 8 * 1024 * 1024
@@ -76,6 +77,7 @@ def _agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
     wheels, npm = wheelhouse(), npm_cache()
     return {**({"STRIPEBENCH_WHEELHOUSE": str(wheels)} if wheels else {}),
             **({"STRIPEBENCH_NPM_CACHE": str(npm)} if npm else {}),
+            **({"STRIPEBENCH_M2": str(m2)} if (m2 := maven_repository()) else {}),
             "STRIPE_SECRET_KEY": account.secret_key,
             "STRIPE_PUBLISHABLE_KEY": account.publishable_key,
             "STRIPE_API_BASE": emulator.base,

@@ -13,8 +13,8 @@ Shape of a sandbox:
 
 What the sandbox sees: the workdir (read-write, at its host path), /usr and the other
 system directories, /etc (read-only, secrets masked, a private /etc/hosts), the Python
-installation, the repository's .venv, node_modules, wheelhouse and npm cache
-(read-only), a tmpfs /tmp and home. Nothing else of the host: not the task's tests/ or
+installation, the repository's .venv, node_modules, wheelhouse, npm cache and Maven
+repository (read-only), a tmpfs /tmp and home. Nothing else of the host: not the task's tests/ or
 solution/, not other trials, not the user's home. The network namespace has only loopback.
 """
 
@@ -44,6 +44,7 @@ from ..sandbox_base import (
     SandboxError,
     WorkdirFiles,
     kill_group,
+    maven_repository,
     npm_cache,
     open_service_log,
     run_captured,
@@ -120,6 +121,9 @@ def default_shared() -> list[Path]:
     for offline in (wheelhouse(), npm_cache()):
         if offline is not None:
             shared.add(offline)
+    maven = maven_repository()
+    if maven is not None:
+        shared.add(maven)
     return sorted(p for p in shared if not _under_system(p))
 
 
