@@ -27,6 +27,7 @@ import pytest
 import stripe
 
 from conftest import free_port, load_module
+from stripebench.grading.service_copies import Budget
 from stripebench.harness.agents.simple import ScriptedAgent
 from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
@@ -107,12 +108,13 @@ def test_the_starter_answers_every_contract(server: Emulator, tmp_path: Path) ->
         urls = {service: f"http://127.0.0.1:{port}" for service, port in ports.items()}
         cases = grade.contract_cases(client, urls)
         for service in SERVICES:
-            status, version = grade.get(urls[service] + "/version")
+            budget = Budget(grade.SERVICE_BUDGET)
+            status, version = budget.get(urls[service] + "/version")
             assert (status, version) == (200, {"service": service, "stripe_sdk": "20.136.0",
                                                "api_version": "2020-08-27"})
             for name, group in cases[service].items():
-                grade.start_budget()
-                assert grade.compare(group) == (1.0, ""), (service, name)
+                budget.restart()
+                assert budget.compare(group) == (1.0, ""), (service, name)
     finally:
         for proc in procs:
             os.killpg(proc.pid, signal.SIGKILL)

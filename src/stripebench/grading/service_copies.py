@@ -115,12 +115,20 @@ class Recorder:
             def forward(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
+                # Every value of each header is recorded, and the emulator gets only the
+                # first: with two Stripe-Version headers a proxy that recorded one saw the
+                # current version while the emulator answered the other (red team in
+                # tests/test_task_sdk_upgrade_java.py).
+                versions = self.headers.get_all("Stripe-Version") or []
+                agents = self.headers.get_all("User-Agent") or []
                 recorder.requests.append({
                     "method": self.command, "path": self.path.split("?")[0],
-                    "stripe_version": self.headers.get("Stripe-Version", ""),
-                    "user_agent": self.headers.get("User-Agent", "")})
+                    "stripe_version": ", ".join(versions), "user_agent": ", ".join(agents)})
+                single = {"stripe-version", "user-agent", STAMP_HEADER}
                 headers = {k: v for k, v in self.headers.items()
-                           if k.lower() not in HOP_BY_HOP and k.lower() != STAMP_HEADER}
+                           if k.lower() not in HOP_BY_HOP and k.lower() not in single}
+                headers.update({name: values[0] for name, values in
+                                (("Stripe-Version", versions), ("User-Agent", agents)) if values})
                 request = urllib.request.Request(
                     recorder.upstream + self.path, data=body, method=self.command,
                     headers={**headers, STAMP_HEADER: recorder.stamp})
@@ -147,13 +155,14 @@ class Recorder:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def problems(self, sdk: str, major: int, version: str) -> list[str]:
-        """Requests not made by SDK `sdk` (its User-Agent's `<sdk>/<version>` token, e.g.
-        PythonBindings) at `major`, or not at API `version`."""
+        """Requests not made by SDK `sdk` at `major` (one User-Agent, `Stripe/v1
+        <sdk>/<version>`, e.g. PythonBindings), or not at API `version` (exactly one
+        Stripe-Version header)."""
         if not self.requests:
             return ["it made no Stripe request through STRIPE_API_BASE"]
         bad = []
         for r in self.requests:
-            found = re.search(rf"{re.escape(sdk)}/v?(\S+)", r["user_agent"])
+            found = re.fullmatch(rf"Stripe/v1 {re.escape(sdk)}/v?(\S+)", r["user_agent"])
             if r["stripe_version"] != version:
                 bad.append(f"{r['method']} {r['path']} sent Stripe-Version "
                            f"{r['stripe_version']!r}")
