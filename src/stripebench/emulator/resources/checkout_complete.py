@@ -212,6 +212,12 @@ def submit(ctx: Ctx, t: Any, session: dict[str, Any], form: dict[str, Any]) -> O
     errors = validate(t, session, form, due, ctx.now())
     if errors:
         return Outcome(errors=errors)
+    return pay_now(ctx, session, form, due)
+
+
+def pay_now(ctx: Ctx, session: dict[str, Any], form: dict[str, Any], due: int) -> Outcome:
+    """Record the checked details and pay through the mode's engine (hosted page and
+    Elements with Checkout Sessions alike); declines come back as inline errors."""
     record_details(ctx, session, form)
     if (session.get("automatic_tax") or {}).get("enabled"):
         session["automatic_tax"]["status"] = "complete"
