@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import stripe
 
-from browser.merchant import Merchant
+from browser.merchant import Merchant, build_react_app
 
 
 @pytest.fixture(scope="module")
@@ -337,3 +337,34 @@ def test_sessions_stripe_js_may_not_open(page: Any, merchant: Merchant, emulator
       catch (e) { return e.name + ': ' + e.message; }
     }""", [pk, elements.client_secret])
     assert unsupported.startswith("IntegrationError: checkout.createTaxIdElement()")
+
+
+def test_react_checkout_elements_provider_pays(page: Any, emulator: Any,
+                                               account: dict[str, str],
+                                               client: stripe.StripeClient,
+                                               tmp_path: Any) -> None:
+    """@stripe/react-stripe-js 7's CheckoutElementsProvider (its `checkout` entry point)
+    on /endive/stripe.js: useCheckout() shows the session, its PaymentElement mounts our
+    card frame, updateEmail + confirm pay the session, and the 'change' event re-renders."""
+    bundle = build_react_app(tmp_path, "checkout_app.jsx")
+    shop = Merchant(f"{emulator.base}/js.stripe.com/v3/", bundle)
+    try:
+        session = _session(client, shop)
+        page.goto(f"{shop.base}/react/?pk={account['publishable_key']}"
+                  f"&secret={session.client_secret}&email=react-co@example.com"
+                  "&release=endive")
+        page.get_by_test_id("total").filter(has_text="Total $30.00").wait_for()
+        frame = page.frame_locator("iframe[data-stripebench-element=payment]")
+        frame.get_by_label("Card number").fill("4242424242424242")
+        frame.get_by_label("Expiration date").fill("12 / 34")
+        frame.get_by_label("Security code").fill("123")
+        frame.get_by_label("ZIP code").fill("94107")
+        page.get_by_role("button", name="Pay").click()
+        page.get_by_role("status").filter(has_text="Checkout complete").wait_for()
+        page.get_by_test_id("session-status").filter(has_text="complete").wait_for()
+    finally:
+        shop.stop()
+    done = client.v1.checkout.sessions.retrieve(session.id)
+    assert (done.status, done.payment_status) == ("complete", "paid")
+    assert done.customer_details is not None
+    assert done.customer_details.email == "react-co@example.com"

@@ -287,7 +287,27 @@
     }
     var sdk = new CheckoutSdk(stripe, method, options);
     sdk._load(options.clientSecret).catch(function () {});  // loadActions reports it
-    return sdk;
+    return surface(sdk, ['on', 'loadActions', 'changeAppearance', 'loadFonts'].concat(
+      elementMethods(['CurrencySelector', 'TaxId', 'ContactDetails', 'Terms', 'LinkSignup'])));
+  }
+
+  // The checkout object the page gets: the public methods as its own properties (what
+  // @stripe/react-stripe-js spreads into useCheckout()), none of the internals.
+  function surface(sdk, names) {
+    var out = {};
+    names.forEach(function (name) { out[name] = sdk[name].bind(sdk); });
+    return out;
+  }
+
+  function elementMethods(unsupportedNames) {
+    var names = [];
+    Object.keys(CHECKOUT_ELEMENTS).forEach(function (slot) {
+      names = names.concat(CHECKOUT_ELEMENTS[slot].slice(0, 2));
+    });
+    unsupportedNames.forEach(function (name) {
+      names.push('create' + name + 'Element', 'get' + name + 'Element');
+    });
+    return names;
   }
 
   // Up to basil: a Promise of the checkout object, actions on it, `session()`.
@@ -300,18 +320,10 @@
     }
     var sdk = new CheckoutSdk(stripe, 'initCheckout', options);
     return sdk._load(Promise.resolve().then(options.fetchClientSecret)).then(function () {
-      var checkout = sdk._actions();
+      var checkout = Object.assign(sdk._actions(), surface(sdk, ['on', 'changeAppearance',
+        'loadFonts'].concat(elementMethods(['CurrencySelector', 'TaxId', 'LinkSignup']))));
       checkout.session = checkout.getSession;
       delete checkout.getSession;
-      ['on', 'changeAppearance', 'loadFonts'].concat(
-        Object.keys(CHECKOUT_ELEMENTS).reduce(function (all, slot) {
-          return all.concat(CHECKOUT_ELEMENTS[slot].slice(0, 2));
-        }, []),
-        ['CurrencySelector', 'TaxId', 'LinkSignup'].reduce(function (all, name) {
-          return all.concat(['create' + name + 'Element', 'get' + name + 'Element']);
-        }, [])).forEach(function (name) {
-        checkout[name] = sdk[name].bind(sdk);
-      });
       return checkout;
     });
   }
