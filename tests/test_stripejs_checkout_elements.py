@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 import stripe
 
@@ -368,3 +369,45 @@ def test_react_checkout_elements_provider_pays(page: Any, emulator: Any,
     assert (done.status, done.payment_status) == ("complete", "paid")
     assert done.customer_details is not None
     assert done.customer_details.email == "react-co@example.com"
+
+
+def _pages(emulator: Any, account: dict[str, str], session: stripe.checkout.Session,
+           suffix: str = "", **params: Any) -> dict[str, Any]:
+    """What Stripe.js sends to the emulator, sent by hand (a page that tries its luck)."""
+    url = f"{emulator.base}/v1/payment_pages/{session.id}{suffix}"
+    body = {"client_secret": session.client_secret, **params}
+    got = httpx.post(url, data=body,
+                     headers={"authorization": f"Bearer {account['publishable_key']}"})
+    out: dict[str, Any] = got.json()
+    return out
+
+
+def test_what_a_page_cannot_do_by_hand(emulator: Any, merchant: Merchant,
+                                       account: dict[str, str],
+                                       client: stripe.StripeClient) -> None:
+    """Amounts are not the page's to set, fixed quantities stay fixed, codes need
+    allow_promotion_codes, another customer's card cannot pay, a paid session stays paid."""
+    session = _session(client, merchant)
+    sent = _pages(emulator, account, session, "/confirm", amount=1,
+                  payment_method="pm_card_visa", email="x@example.com")
+    assert sent["error"]["param"] == "amount", sent
+    item = client.v1.checkout.sessions.line_items.list(session.id).data[0].id
+    fixed = _pages(emulator, account, session, action="quantity", line_item=item, quantity=9)
+    assert "cannot be changed" in fixed["error"]["message"], fixed
+    code = _pages(emulator, account, session, action="promotion_code", value="ANY")
+    assert code["error"]["code"] == "invalidCode", code
+    someone = client.v1.customers.create()
+    theirs = client.v1.payment_methods.attach("pm_card_visa",
+                                              params={"customer": someone.id})
+    stolen = _pages(emulator, account, session, "/confirm", payment_method=theirs.id,
+                    email="thief@example.com")
+    assert stolen["session"]["status"] == {"type": "open"}
+    assert "another customer" in stolen["error"]["message"], stolen
+    paid = _pages(emulator, account, session, "/confirm", payment_method="pm_card_visa",
+                  email="x@example.com")
+    assert paid["session"]["status"] == {"type": "complete", "paymentStatus": "paid"}, paid
+    again = _pages(emulator, account, session, "/confirm", payment_method="pm_card_visa",
+                   email="x@example.com")
+    assert "no longer open" in again["error"]["message"]
+    intents = client.v1.payment_intents.list()
+    assert [(pi.amount, pi.status) for pi in intents.data] == [(3000, "succeeded")]
