@@ -97,6 +97,9 @@ def test_payment_mode_paid_with_4242(page: Any, merchant: Merchant, account: dic
     assert view["total"]["total"] == {"minorUnitsAmount": 3000, "amount": "$30.00"}
     assert [(li["name"], li["quantity"]) for li in view["lineItems"]] == [("Kite", 2)]
     assert view["canConfirm"] is False  # no email yet
+    empty = _act(page, "async (a) => a.confirm({redirect: 'if_required', "
+                       "email: 'kite@example.com'})")
+    assert empty["type"] == "error" and "incomplete" in empty["error"]["message"], empty
     _fill(page)
     result = _act(page, "async (a) => { await a.updateEmail('kite@example.com');"
                         " return a.confirm({redirect: 'if_required'}); }")
@@ -411,3 +414,63 @@ def test_what_a_page_cannot_do_by_hand(emulator: Any, merchant: Merchant,
     assert "no longer open" in again["error"]["message"]
     intents = client.v1.payment_intents.list()
     assert [(pi.amount, pi.status) for pi in intents.data] == [(3000, "succeeded")]
+
+
+SHIPPING = """async ([pk, secret]) => {
+  const checkout = Stripe(pk).initCheckoutElementsSdk({clientSecret: secret});
+  const box = document.createElement('div');
+  box.id = 'shipping';
+  document.body.appendChild(box);
+  checkout.createShippingAddressElement().mount('#shipping');
+  checkout.createPaymentElement().mount('#checkout');
+  window.__checkout = checkout;
+  window.__actions = (await checkout.loadActions()).actions;
+  return window.__actions.getSession().canConfirm;
+}"""
+
+
+def test_shipping_address_element_and_allowed_countries(page: Any, merchant: Merchant,
+                                                        account: dict[str, str],
+                                                        client: stripe.StripeClient) -> None:
+    session = _session(client, merchant, customer_email="ship@example.com",
+                       shipping_address_collection={"allowed_countries": ["US", "CA"]})
+    page.goto(f"{merchant.base}/blank.html?release=endive")
+    assert page.evaluate(SHIPPING, [account["publishable_key"], session.client_secret]) is False
+    far = _act(page, "async (a) => a.updateShippingAddress({name: 'Far Away', address: "
+                     "{country: 'FR', line1: '1 rue', city: 'Paris', postal_code: '75001'}})")
+    assert far["type"] == "error", far
+    ship = page.frame_locator("#shipping iframe")
+    ship.get_by_label("Full name").fill("Sam Shipper")
+    ship.get_by_label("Address line 1").fill("1 Market St")
+    ship.get_by_label("City").fill("San Francisco")
+    ship.get_by_label("State").fill("CA")
+    ship.get_by_label("ZIP code").fill("94105")
+    _fill(page)
+    result = _act(page, "async (a) => a.confirm({redirect: 'if_required'})")
+    assert result["type"] == "success", result
+    done = client.v1.checkout.sessions.retrieve(session.id)
+    assert done.collected_information is not None
+    shipping = done.collected_information.shipping_details
+    assert shipping is not None and shipping.name == "Sam Shipper"
+    assert (shipping.address.line1, shipping.address.city, shipping.address.country) == (
+        "1 Market St", "San Francisco", "US")
+
+
+def test_setup_mode_saves_the_card(page: Any, merchant: Merchant, account: dict[str, str],
+                                   client: stripe.StripeClient) -> None:
+    customer = client.v1.customers.create(params={"email": "saver@example.com"})
+    session = _session(client, merchant, mode="setup", currency="usd", customer=customer.id,
+                       line_items=None)
+    opened = _open(page, merchant, account, str(session.client_secret))
+    assert opened["session"]["email"] == "saver@example.com"
+    assert opened["session"]["canConfirm"] is True
+    _fill(page)
+    result = _act(page, "async (a) => a.confirm({redirect: 'if_required'})")
+    assert result["type"] == "success", result
+    assert result["session"]["status"] == {"type": "complete",
+                                           "paymentStatus": "no_payment_required"}
+    done = client.v1.checkout.sessions.retrieve(session.id, params={"expand": ["setup_intent"]})
+    intent = done.setup_intent
+    assert isinstance(intent, stripe.SetupIntent) and intent.status == "succeeded"
+    saved = client.v1.customers.payment_methods.list(customer.id)
+    assert [pm.id for pm in saved.data] == [intent.payment_method]
