@@ -474,3 +474,21 @@ def test_setup_mode_saves_the_card(page: Any, merchant: Merchant, account: dict[
     assert isinstance(intent, stripe.SetupIntent) and intent.status == "succeeded"
     saved = client.v1.customers.payment_methods.list(customer.id)
     assert [pm.id for pm in saved.data] == [intent.payment_method]
+
+
+def test_hosted_page_pays_with_the_typed_card_only(emulator: Any, merchant: Merchant,
+                                                   client: stripe.StripeClient) -> None:
+    """The hosted page's confirm ignores a PaymentMethod the browser names: the declining
+    card typed on it declines even with `payment_method=pm_card_visa` added."""
+    session = client.v1.checkout.sessions.create(params={
+        "mode": "payment", "success_url": "https://example.com/ok",
+        "line_items": [{"quantity": 1, "price_data": {
+            "currency": "usd", "unit_amount": 500, "product_data": {"name": "Pen"}}}]})
+    form = {"email": "typed@example.com", "payment_method": "pm_card_visa",
+            "card": {"number": "4000000000000002", "expiry": "12 / 34", "cvc": "123",
+                     "name": "Typed Card"},
+            "billing": {"country": "US", "postal_code": "94107"}}
+    got = httpx.post(f"{emulator.base}/checkout.stripe.com/c/pay/{session.id}/confirm",
+                     json=form).json()
+    assert got["complete"] is False and "declined" in got["errors"]["card-number"], got
+    assert client.v1.checkout.sessions.retrieve(session.id).status == "open"

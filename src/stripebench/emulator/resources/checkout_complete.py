@@ -204,6 +204,9 @@ def record_details(ctx: Ctx, session: dict[str, Any], form: dict[str, Any]) -> N
 
 
 def submit(ctx: Ctx, t: Any, session: dict[str, Any], form: dict[str, Any]) -> Outcome:
+    # The hosted page pays with the card typed on it, never a PaymentMethod named by the
+    # browser (that path is Elements with Checkout's, whose Stripe.js made the card).
+    form = {k: v for k, v in form.items() if k != "payment_method"}
     if session["status"] != "open":
         return Outcome(errors={"form": t("expired_title")})
     country, state = tax_address(session, form)
