@@ -445,6 +445,10 @@ def test_shipping_address_element_and_allowed_countries(page: Any, merchant: Mer
     ship.get_by_label("City").fill("San Francisco")
     ship.get_by_label("State").fill("CA")
     ship.get_by_label("ZIP code").fill("94105")
+    # The completed Address Element reaches the session at once: canConfirm follows.
+    page.wait_for_function("() => window.__actions.getSession().canConfirm")
+    view = _act(page, "async (a) => a.getSession().shippingAddress")
+    assert view["name"] == "Sam Shipper" and view["address"]["postal_code"] == "94105"
     _fill(page)
     result = _act(page, "async (a) => a.confirm({redirect: 'if_required'})")
     assert result["type"] == "success", result
@@ -492,3 +496,35 @@ def test_hosted_page_pays_with_the_typed_card_only(emulator: Any, merchant: Merc
                      json=form).json()
     assert got["complete"] is False and "declined" in got["errors"]["card-number"], got
     assert client.v1.checkout.sessions.retrieve(session.id).status == "open"
+
+
+CONTACT = """async ([pk, secret]) => {
+  const checkout = Stripe(pk).initCheckoutElementsSdk({clientSecret: secret});
+  const box = document.createElement('div');
+  box.id = 'contact';
+  document.body.prepend(box);
+  checkout.createContactDetailsElement().mount('#contact');
+  checkout.createPaymentElement().mount('#checkout');
+  window.__changes = [];
+  checkout.on('change', (s) => window.__changes.push(s.email));
+  window.__actions = (await checkout.loadActions()).actions;
+  return window.__actions.getSession().email;
+}"""
+
+
+def test_contact_details_element_collects_the_email(page: Any, merchant: Merchant,
+                                                    account: dict[str, str],
+                                                    client: stripe.StripeClient) -> None:
+    """dahlia's Contact Details Element (https://docs.stripe.com/changelog/dahlia/2026-05-27/
+    add-contact-details-element-to-checkout) collects the email without updateEmail."""
+    session = _session(client, merchant)
+    page.goto(f"{merchant.base}/blank.html?release=endive")
+    assert page.evaluate(CONTACT, [account["publishable_key"], session.client_secret]) is None
+    page.frame_locator("#contact iframe").get_by_label("Email").fill("contact@example.com")
+    page.wait_for_function("() => window.__changes.includes('contact@example.com')")
+    _fill(page)
+    result = _act(page, "async (a) => a.confirm({redirect: 'if_required'})")
+    assert result["type"] == "success", result
+    done = client.v1.checkout.sessions.retrieve(session.id)
+    assert done.customer_details is not None
+    assert done.customer_details.email == "contact@example.com"

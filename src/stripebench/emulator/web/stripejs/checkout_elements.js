@@ -170,7 +170,7 @@
 
   CheckoutSdk.prototype._confirm = function (args) {
     var self = this;
-    return this._loaded.then(function () {
+    return this._loaded.then(function () { return self._syncing; }).then(function () {
       return self._addresses(args);
     }).then(function (addr) {
       var pm;
@@ -227,8 +227,13 @@
     billingAddress: ['createBillingAddressElement', 'getBillingAddressElement', 'address'],
     shippingAddress: ['createShippingAddressElement', 'getShippingAddressElement', 'address'],
     expressCheckout: ['createExpressCheckoutElement', 'getExpressCheckoutElement',
-                      'expressCheckout']
+                      'expressCheckout'],
+    // dahlia's Contact Details Element (the Link Authentication Element renamed): email.
+    contactDetails: ['createContactDetailsElement', 'getContactDetailsElement',
+                     'linkAuthentication']
   };
+  var SYNCED = {contactDetails: 'email', billingAddress: 'billing_address',
+                shippingAddress: 'shipping_address'};
   Object.keys(CHECKOUT_ELEMENTS).forEach(function (slot) {
     var spec = CHECKOUT_ELEMENTS[slot];
     CheckoutSdk.prototype[spec[0]] = function (options) {
@@ -242,6 +247,7 @@
       if (spec[2] === 'address') opts.mode = slot === 'shippingAddress' ? 'shipping' : 'billing';
       var el = group.create(spec[2], opts);
       this._slots[slot] = el;
+      if (SYNCED[slot]) this._sync(SYNCED[slot], el);
       return el;
     };
     CheckoutSdk.prototype[spec[1]] = function () {
@@ -249,12 +255,25 @@
       return el && !el._destroyed ? el : null;
     };
   });
-  ['CurrencySelector', 'TaxId', 'ContactDetails', 'Terms', 'LinkSignup', 'PaymentForm']
+  // What the customer completes in the email and address Elements goes to the session at
+  // once (as Stripe.js does), so session() / canConfirm and 'change' follow the page.
+  CheckoutSdk.prototype._sync = function (action, el) {
+    var self = this;
+    el.on('change', function (ev) {
+      if (!ev || !ev.complete || !ev.value || !self._secret) return;
+      var params = {action: action};
+      if (action === 'email') params.value = ev.value.email;
+      else params.address = contact(ev.value);
+      self._syncing = self._loaded.then(function () { return self._change(params); });
+    });
+  };
+
+  ['CurrencySelector', 'TaxId', 'Terms', 'LinkSignup', 'PaymentForm']
     .forEach(function (name) {
       CheckoutSdk.prototype['create' + name + 'Element'] = function () {
         throw integrationError('checkout.create' + name + 'Element() is not supported by ' +
-          'the local Stripe emulator (only the Payment, Address and Express Checkout ' +
-          'Elements are).');
+          'the local Stripe emulator (only the Payment, Address, Contact Details and Express ' +
+          'Checkout Elements are).');
       };
       CheckoutSdk.prototype['get' + name + 'Element'] = function () { return null; };
     });
@@ -288,7 +307,7 @@
     var sdk = new CheckoutSdk(stripe, method, options);
     sdk._load(options.clientSecret).catch(function () {});  // loadActions reports it
     return surface(sdk, ['on', 'loadActions', 'changeAppearance', 'loadFonts'].concat(
-      elementMethods(['CurrencySelector', 'TaxId', 'ContactDetails', 'Terms', 'LinkSignup'])));
+      elementMethods(['CurrencySelector', 'TaxId', 'Terms', 'LinkSignup'])));
   }
 
   // The checkout object the page gets: the public methods as its own properties (what
