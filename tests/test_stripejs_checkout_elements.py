@@ -343,21 +343,27 @@ def test_sessions_stripe_js_may_not_open(page: Any, merchant: Merchant, emulator
     assert unsupported.startswith("IntegrationError: checkout.createTaxIdElement()")
 
 
+@pytest.mark.parametrize("contact_element", [False, True])
 def test_react_checkout_elements_provider_pays(page: Any, emulator: Any,
                                                account: dict[str, str],
                                                client: stripe.StripeClient,
-                                               tmp_path: Any) -> None:
+                                               tmp_path: Any, contact_element: bool) -> None:
     """@stripe/react-stripe-js 7's CheckoutElementsProvider (its `checkout` entry point)
     on /endive/stripe.js: useCheckout() shows the session, its PaymentElement mounts our
-    card frame, updateEmail + confirm pay the session, and the 'change' event re-renders."""
+    card frame, the email comes from updateEmail or the ContactDetailsElement, confirm
+    pays the session, and the 'change' event re-renders."""
     bundle = build_react_app(tmp_path, "checkout_app.jsx")
     shop = Merchant(f"{emulator.base}/js.stripe.com/v3/", bundle)
     try:
         session = _session(client, shop)
+        email = "" if contact_element else "&email=react-co@example.com"
         page.goto(f"{shop.base}/react/?pk={account['publishable_key']}"
-                  f"&secret={session.client_secret}&email=react-co@example.com"
-                  "&release=endive")
+                  f"&secret={session.client_secret}{email}&release=endive")
         page.get_by_test_id("total").filter(has_text="Total $30.00").wait_for()
+        if contact_element:
+            page.frame_locator("#contact iframe").get_by_label("Email").fill(
+                "react-co@example.com")
+            page.get_by_test_id("email").filter(has_text="react-co@example.com").wait_for()
         frame = page.frame_locator("iframe[data-stripebench-element=payment]")
         frame.get_by_label("Card number").fill("4242424242424242")
         frame.get_by_label("Expiration date").fill("12 / 34")

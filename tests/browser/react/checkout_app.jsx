@@ -4,7 +4,7 @@ import React, {useState} from 'react';
 import {createRoot} from 'react-dom/client';
 import {loadStripe} from '@stripe/stripe-js';
 import {
-  CheckoutElementsProvider, PaymentElement, useCheckout,
+  CheckoutElementsProvider, ContactDetailsElement, PaymentElement, useCheckout,
 } from '@stripe/react-stripe-js/checkout';
 
 const query = new URLSearchParams(window.location.search);
@@ -18,8 +18,10 @@ function CheckoutForm() {
   const {checkout} = state;
   async function pay(event) {
     event.preventDefault();
-    const email = await checkout.updateEmail(query.get('email'));
-    if (email.type === 'error') { setMessage(`Error: ${email.error.message}`); return; }
+    if (query.get('email')) {  // else the Contact Details Element collected it
+      const email = await checkout.updateEmail(query.get('email'));
+      if (email.type === 'error') { setMessage(`Error: ${email.error.message}`); return; }
+    }
     const result = await checkout.confirm({redirect: 'if_required'});
     setMessage(result.type === 'error' ? `Error: ${result.error.message}`
       : `Checkout ${result.session.status.type}`);
@@ -27,6 +29,8 @@ function CheckoutForm() {
   return (
     <form onSubmit={pay}>
       <p data-testid="total">Total {checkout.total.total.amount}</p>
+      {query.get('email') ? null : <ContactDetailsElement id="contact" />}
+      <p data-testid="email">{checkout.email || ''}</p>
       <PaymentElement />
       <button type="submit">Pay</button>
       <p role="status">{message}</p>
