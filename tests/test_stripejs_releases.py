@@ -33,8 +33,9 @@ WORKING = {"elements", "confirmPayment", "confirmSetup", "confirmCardPayment",
            "confirmCardSetup", "createPaymentMethod", "createConfirmationToken", "createToken",
            "retrievePaymentIntent", "retrieveSetupIntent", "handleNextAction",
            "handleCardAction", "paymentRequest", "registerAppInfo"}
-WORKING_UNTIL = {"redirectToCheckout": "basil", "initEmbeddedCheckout": "clover"}
-WORKING_SINCE = {"createEmbeddedCheckoutPage": "dahlia"}
+WORKING_UNTIL = {"redirectToCheckout": "basil", "initEmbeddedCheckout": "clover",
+                 "initCheckout": "clover"}
+WORKING_SINCE = {"createEmbeddedCheckoutPage": "dahlia", "initCheckoutElementsSdk": "clover"}
 ELEMENTS_DRAWN = {"card", "cardNumber", "cardExpiry", "cardCvc", "payment", "address",
                   "linkAuthentication", "expressCheckout", "paymentRequestButton"}
 # Removed by a release: still a function, throwing an IntegrationError that says so.

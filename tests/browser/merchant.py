@@ -18,10 +18,10 @@ ROOT = HERE.parent.parent
 TYPES = {".html": "text/html; charset=utf-8", ".js": "application/javascript; charset=utf-8"}
 
 
-def build_react_app(out_dir: Path) -> Path:
-    """Bundle tests/browser/react/app.jsx with esbuild from node_modules (no downloads)."""
+def build_react_app(out_dir: Path, entry: str = "app.jsx") -> Path:
+    """Bundle tests/browser/react/<entry> with esbuild from node_modules (no downloads)."""
     out = out_dir / "app.js"
-    subprocess.run([str(ROOT / "node_modules/.bin/esbuild"), str(HERE / "react/app.jsx"),
+    subprocess.run([str(ROOT / "node_modules/.bin/esbuild"), str(HERE / "react" / entry),
                     "--bundle", "--minify", "--define:process.env.NODE_ENV=\"production\"",
                     f"--outfile={out}", "--log-level=warning"], check=True, cwd=ROOT, timeout=60)
     return out

@@ -204,6 +204,9 @@ def record_details(ctx: Ctx, session: dict[str, Any], form: dict[str, Any]) -> N
 
 
 def submit(ctx: Ctx, t: Any, session: dict[str, Any], form: dict[str, Any]) -> Outcome:
+    # The hosted page pays with the card typed on it, never a PaymentMethod named by the
+    # browser (that path is Elements with Checkout's, whose Stripe.js made the card).
+    form = {k: v for k, v in form.items() if k != "payment_method"}
     if session["status"] != "open":
         return Outcome(errors={"form": t("expired_title")})
     country, state = tax_address(session, form)
@@ -212,6 +215,12 @@ def submit(ctx: Ctx, t: Any, session: dict[str, Any], form: dict[str, Any]) -> O
     errors = validate(t, session, form, due, ctx.now())
     if errors:
         return Outcome(errors=errors)
+    return pay_now(ctx, session, form, due)
+
+
+def pay_now(ctx: Ctx, session: dict[str, Any], form: dict[str, Any], due: int) -> Outcome:
+    """Record the checked details and pay through the mode's engine (hosted page and
+    Elements with Checkout Sessions alike); declines come back as inline errors."""
     record_details(ctx, session, form)
     if (session.get("automatic_tax") or {}).get("enabled"):
         session["automatic_tax"]["status"] = "complete"

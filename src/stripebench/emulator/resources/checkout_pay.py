@@ -86,6 +86,11 @@ def _ensure_customer(ctx: Ctx, session: dict[str, Any], force: bool) -> dict[str
 
 def _payment_method(ctx: Ctx, form: dict[str, Any], session: dict[str, Any]) -> dict[str, Any]:
     from . import payment_methods
+    if form_text(form, "payment_method"):  # Elements with Checkout: Stripe.js made it
+        pm = payment_methods.resolve(ctx, form_text(form, "payment_method"))
+        if pm.get("customer") and pm["customer"] != session.get("customer"):
+            raise StripeError("This PaymentMethod belongs to another customer.")
+        return pm
     month, _, year = form_text(form, "card", "expiry").partition("/")
     details = session["customer_details"]
     billing = {"address": {k: v for k, v in details["address"].items() if v},

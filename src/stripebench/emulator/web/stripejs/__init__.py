@@ -42,7 +42,7 @@ def _frame_script() -> str:
 
 
 # Inserted into stripe.js's closure, in this order: they share its helpers.
-PARTS = ("elements.js", "embedded.js", "releases.js")
+PARTS = ("elements.js", "embedded.js", "checkout_elements.js", "releases.js")
 
 
 def script(version: int | str) -> bytes:

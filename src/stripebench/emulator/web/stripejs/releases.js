@@ -90,9 +90,11 @@
       return new Promise(function () {});  // the page is going away
     };
   }
-  var checkoutElements = unsupported('initCheckoutElementsSdk',
-    'Elements with Checkout Sessions is not emulated; use Embedded Checkout or Elements with ' +
-    'a PaymentIntent');
+  // Elements with Checkout Sessions (checkout_elements.js): initCheckout up to clover
+  // (a Promise until basil), initCheckoutElementsSdk from clover.
+  var elementsSdk = function (options) {
+    return initCheckoutSdk(this, 'initCheckoutElementsSdk', options);
+  };
   if (since('dahlia')) {
     proto.createEmbeddedCheckoutPage = function (options) {
       return createEmbeddedCheckout(this, 'createEmbeddedCheckoutPage', options);
@@ -100,15 +102,24 @@
     proto.initEmbeddedCheckout = removedIn('initEmbeddedCheckout', 'dahlia',
       'createEmbeddedCheckoutPage');
     proto.initCheckout = removedIn('initCheckout', 'dahlia', 'initCheckoutElementsSdk');
+    proto.initCheckoutElementsSdk = elementsSdk;
   } else {
     proto.initEmbeddedCheckout = function (options) {
       return createEmbeddedCheckout(this, 'initEmbeddedCheckout', options);
     };
-    proto.initCheckout = unsupported('initCheckout',
-      'Elements with Checkout Sessions is not emulated; use Embedded Checkout or Elements ' +
-      'with a PaymentIntent');
+    if (since('clover')) {
+      proto.initCheckout = function (options) {
+        return initCheckoutSdk(this, 'initCheckout', options);
+      };
+      proto.initCheckoutElementsSdk = elementsSdk;
+    } else {
+      proto.initCheckout = function (options) { return initLegacyCheckout(this, options); };
+      proto.initCheckoutElementsSdk = function () {
+        throw integrationError('stripe.initCheckoutElementsSdk() does not exist in Stripe.js ' +
+          RELEASE_NAME + ' (it arrived in clover); use stripe.initCheckout() instead.');
+      };
+    }
   }
-  if (since('clover')) proto.initCheckoutElementsSdk = checkoutElements;
 
   // The pre-2019 Payment Intents / Setup Intents / Sources methods.
   var LEGACY = {handleCardPayment: 'confirmCardPayment', confirmPaymentIntent: 'confirmCardPayment',
