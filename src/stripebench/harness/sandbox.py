@@ -25,6 +25,7 @@ from ..sandbox_base import (
     Sandbox,
     SandboxError,
     WorkdirFiles,
+    go_module_cache,
     kill_group,
     npm_cache,
     open_service_log,
@@ -166,5 +167,6 @@ def __getattr__(name: str) -> Any:
 
 __all__ = ["LOGS", "READ_LIMIT", "ExecResult", "Sandbox", "SandboxError", "LocalSandbox",
            "WorkdirFiles", "make_sandbox", "bwrap_available", "run_captured", "kill_group",
-           "wheelhouse", "npm_cache", "open_service_log", "service_log_tail", "port_open", "url_ok",
+           "wheelhouse", "npm_cache", "go_module_cache",
+           "open_service_log", "service_log_tail", "port_open", "url_ok",
            "shell_argv", "tail", "wait_until_ready"]

@@ -32,7 +32,14 @@ from .agents.base import Agent, AgentContext, AgentOutcome
 from .emulator import Emulator, EmulatorDown
 from .interventions import SKILLS_DIR, Interventions
 from .prompt import task_prompt
-from .sandbox import Sandbox, SandboxError, make_sandbox, npm_cache, wheelhouse
+from .sandbox import (
+    Sandbox,
+    SandboxError,
+    go_module_cache,
+    make_sandbox,
+    npm_cache,
+    wheelhouse,
+)
 from .task import Task
 from .tools import Toolbox
 from .transcript import Transcript
@@ -42,7 +49,8 @@ SCORED = ("completed", "turn_limit")
 RETRYABLE = ("setup_error", "service_error", "grader_error", "harness_error", "emulator_error")
 AGENT_GRACE_SECONDS = 15
 GRADER_DIR = ".stripebench/grader"
-SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", ".deps",
+# Installed packages and build output (.go: a Go task's build cache and binaries).
+SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", ".deps", ".go",
                 SKILLS_DIR}
 # The submission's file list: how much of each file is hashed (a bigger one is known by
 # its size and first bytes) and how many files are listed at most.
@@ -73,9 +81,9 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 
 def _agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
-    wheels, npm = wheelhouse(), npm_cache()
-    return {**({"STRIPEBENCH_WHEELHOUSE": str(wheels)} if wheels else {}),
-            **({"STRIPEBENCH_NPM_CACHE": str(npm)} if npm else {}),
+    offline = {"STRIPEBENCH_WHEELHOUSE": wheelhouse(), "STRIPEBENCH_NPM_CACHE": npm_cache(),
+               "STRIPEBENCH_GOMODCACHE": go_module_cache()}
+    return {**{name: str(path) for name, path in offline.items() if path},
             "STRIPE_SECRET_KEY": account.secret_key,
             "STRIPE_PUBLISHABLE_KEY": account.publishable_key,
             "STRIPE_API_BASE": emulator.base,
