@@ -4,8 +4,9 @@ Gate: go.mod requires stripe-go v85 (the current major). Then, per service (paym
 invoices, subscriptions):
 
 - `<service>_upgraded`: the service reports (GET /version) the stripe-go release it was
-  built with at major 85 and the API version stripe-go v85 sends, its code names no older
-  API version, and what it reports is what it does: the grader starts its own copy of each
+  built with at major 85 and the API version stripe-go v85 sends, its package depends on
+  stripe-go v85 and no other major (`go list -deps`), its code names no older API
+  version, and what it reports is what it does: the grader starts its own copy of each
   service from the workdir (`bash run.sh <service>`, which builds it) with
   `STRIPE_API_BASE` pointing at a recording proxy in front of the emulator, grades that
   copy, and requires every Stripe request it made to carry exactly one `Stripe-Version`,
@@ -148,6 +149,28 @@ def stale_versions(work: Path, service: str) -> list[str]:
     return found
 
 
+def sdk_majors(work: Path, service: str) -> set[int]:
+    """The stripe-go majors the service's package depends on, as Go resolves them
+    (`go list -deps`, offline, nothing compiled or run): a service that keeps its v72 code
+    and forges v85's headers onto its requests (stripe-go lets a request set any header)
+    still links v72."""
+    cache = os.environ.get("STRIPEBENCH_GOMODCACHE", "")
+    env = {**os.environ, "GOMODCACHE": cache, "GOPROXY": "off", "GOSUMDB": "off",
+           "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local", "GOENV": "off",
+           "GOCACHE": str(work / ".go" / "cache"), "GOWORK": "off"}
+    try:
+        done = subprocess.run(["go", "list", "-deps", "-f",
+                               "{{if not .Standard}}{{.ImportPath}}{{end}}",
+                               f"./services/{service}"], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ValueError(f"go list of the service's package failed: {exc}") from None
+    if done.returncode != 0:
+        raise ValueError("go list of the service's package failed: " + done.stderr[-500:])
+    return {int(m) for m in re.findall(r"^github\.com/stripe/stripe-go/v(\d+)(?:/|$)",
+                                       done.stdout, re.MULTILINE)}
+
+
 def upgraded(work: Path, service: str, url: str, recorder: Recorder | None = None) -> bool:
     status, info = get(url + "/version")
     if status != 200 or not isinstance(info, dict):
@@ -158,6 +181,11 @@ def upgraded(work: Path, service: str, url: str, recorder: Recorder | None = Non
     if info.get("api_version") != current_version():
         raise ValueError(f"the service uses API version {info.get('api_version')!r}, "
                          f"not {current_version()}")
+    majors = sdk_majors(work, service)
+    if majors != {MAJOR}:
+        found = ", ".join(f"v{m}" for m in sorted(majors)) or "no stripe-go"
+        raise ValueError(f"the service's package depends on {found}, not stripe-go v{MAJOR} "
+                         "alone")
     stale = stale_versions(work, service)
     if stale:
         raise ValueError("older API versions still in the code: " + ", ".join(stale))
@@ -184,7 +212,7 @@ class Recorder:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
                 # Every value of each header: a request carrying two Stripe-Versions
-                # (stripe-go v72 adds extra headers beside its own) is not one version.
+                # (a hand-made request can send two) is not one version.
                 recorder.requests.append({
                     "method": self.command, "path": self.path.split("?")[0],
                     "stripe_version": " | ".join(self.headers.get_all("Stripe-Version", [])),
