@@ -150,25 +150,33 @@ def stale_versions(work: Path, service: str) -> list[str]:
 
 
 def sdk_majors(work: Path, service: str) -> set[int]:
-    """The stripe-go majors the service's package depends on, as Go resolves them
+    """The stripe-go majors the service's package depends on, as its build resolves them
     (`go list -deps`, offline, nothing compiled or run): a service that keeps its v72 code
     and forges v85's headers onto its requests (stripe-go lets a request set any header)
-    still links v72."""
-    cache = os.environ.get("STRIPEBENCH_GOMODCACHE", "")
-    env = {**os.environ, "GOMODCACHE": cache, "GOPROXY": "off", "GOSUMDB": "off",
+    still links v72. Each must be the real module from the module cache, not a local
+    copy standing in for it (a `replace` in go.mod or go.work)."""
+    cache = Path(os.environ.get("STRIPEBENCH_GOMODCACHE", "/nonexistent")).resolve()
+    env = {**os.environ, "GOMODCACHE": str(cache), "GOPROXY": "off", "GOSUMDB": "off",
            "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local", "GOENV": "off",
-           "GOCACHE": str(work / ".go" / "cache"), "GOWORK": "off"}
+           "GOCACHE": str(work / ".go" / "cache")}
+    listing = ("{{if not .Standard}}{{with .Module}}{{.Path}}\t{{.Dir}}{{end}}\n{{end}}")
     try:
-        done = subprocess.run(["go", "list", "-deps", "-f",
-                               "{{if not .Standard}}{{.ImportPath}}{{end}}",
-                               f"./services/{service}"], cwd=work, env=env,
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(["go", "list", "-deps", "-f", listing, f"./services/{service}"],
+                              cwd=work, env=env, capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ValueError(f"go list of the service's package failed: {exc}") from None
     if done.returncode != 0:
         raise ValueError("go list of the service's package failed: " + done.stderr[-500:])
-    return {int(m) for m in re.findall(r"^github\.com/stripe/stripe-go/v(\d+)(?:/|$)",
-                                       done.stdout, re.MULTILINE)}
+    majors = set()
+    for line in done.stdout.splitlines():
+        module, _, folder = line.partition("\t")
+        found = re.fullmatch(r"github\.com/stripe/stripe-go/v(\d+)", module)
+        if not found:
+            continue
+        if cache not in Path(folder).resolve().parents:
+            raise ValueError(f"{module} comes from {folder}, not the module cache")
+        majors.add(int(found.group(1)))
+    return majors
 
 
 def upgraded(work: Path, service: str, url: str, recorder: Recorder | None = None) -> bool:
