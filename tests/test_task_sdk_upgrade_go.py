@@ -138,6 +138,7 @@ def test_the_dependency_check_follows_the_build(tmp_path: Path,
         grade.sdk_majors(tmp_path, "payments")
 
 
+@pytest.mark.timeout(900)  # two cold builds (v72, then v85) on a busy machine
 def test_partial_upgrade_scores_its_third(server: Emulator, tmp_path: Path) -> None:
     """Payments alone upgraded (`go get` + `go mod tidy` offline): one third. In
     bubblewrap (when it runs here) the trial has no network at all and an empty build
@@ -163,7 +164,8 @@ def test_partial_upgrade_scores_its_third(server: Emulator, tmp_path: Path) -> N
     assert before["count"] == 3 and before["refunded"] == 900
     assert before["captured"] == 5400  # the held payment is not captured
     cards = {p["description"]: (p["charge"] or {}).get("card") for p in before["payments"]}
-    assert cards["Tripod (held, not captured)"]["brand"] == "mastercard"
+    tripod = cards["Tripod (held, not captured)"]
+    assert tripod is not None and tripod["brand"] == "mastercard"
 
 
 # Red team, one trial, one attack per service (go.mod requires v85; the build cache warm):
@@ -387,3 +389,30 @@ def test_red_team_forgery_bypass_and_old_shapes(server: Emulator, tmp_path: Path
     assert scores["subscriptions_summary"] == 1.0
     assert scores["subscriptions_metrics"] == pytest.approx(1 / 6)  # only the 404
     assert record["reward"] == pytest.approx((1 + 2 / 6 + 1) / 12, abs=1e-6)
+
+
+def test_the_go_module_cache_reaches_every_sandbox(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`go_module_cache()` is `.cache/go` or $STRIPEBENCH_GOMODCACHE (a missing directory
+    is no cache), bubblewrap mounts it read-only like the npm cache, and every trial's
+    sandbox gets its path."""
+    from stripebench.harness.trial import _agent_env
+    from stripebench.routing.bwrap import default_shared
+
+    assert go_module_cache() == (ROOT / ".cache" / "go").resolve()
+    assert go_module_cache() in default_shared()
+    elsewhere = tmp_path / "go"
+    monkeypatch.setenv("STRIPEBENCH_GOMODCACHE", str(elsewhere))
+    assert go_module_cache() is None
+    elsewhere.mkdir()
+    assert go_module_cache() == elsewhere.resolve()
+    assert elsewhere.resolve() in default_shared()
+
+    class Account:
+        secret_key, publishable_key = "sk_test_x", "pk_test_x"
+
+    class Running:
+        base = "http://127.0.0.1:1"
+
+    env = _agent_env(Account(), Running())  # type: ignore[arg-type]
+    assert env["STRIPEBENCH_GOMODCACHE"] == str(elsewhere.resolve())
