@@ -86,6 +86,16 @@ if command -v go >/dev/null 2>&1; then
     (cd "$module" && export GOMODCACHE="$root/.cache/go" GOCACHE="$root/.cache/go-build" \
        GOFLAGS=-mod=mod && go mod download && go build -o /dev/null .)
   done
+  # The sdk-upgrade-go task's module, as it starts (v72) and as it ends (v85): tidied in
+  # a scratch copy, so its builds and a trial's `go mod tidy` (which also wants the SDKs'
+  # test dependencies) work offline.
+  for module in tasks/sdk-upgrade-go/environment tasks/sdk-upgrade-go/solution; do
+    scratch="$(mktemp -d)"
+    cp -R "$module/." "$scratch/"
+    out="$(cd "$scratch" && GOMODCACHE="$root/.cache/go" GOFLAGS=-mod=mod \
+      GOTOOLCHAIN=local go mod tidy 2>&1)" || { echo "$out" >&2; exit 1; }
+    rm -rf "$scratch"
+  done
 else
   echo "setup: no Go toolchain; the stripe-go tests (tests/test_go_sdk.py) need one" >&2
 fi

@@ -260,37 +260,39 @@ def _reason(exc: OSError) -> str:
 
 
 
+def _offline_cache(variable: str, name: str) -> Path | None:
+    """$<variable> or the checkout's `.cache/<name>`, when that directory exists."""
+    import stripebench
+
+    given = os.environ.get(variable)
+    path = Path(given) if given else \
+        Path(stripebench.__file__).resolve().parents[2] / ".cache" / name
+    return path.resolve() if path.is_dir() else None
+
+
 def wheelhouse() -> Path | None:
     """The offline wheelhouse `scripts/setup.sh` fills (`.cache/wheelhouse`, or
     $STRIPEBENCH_WHEELHOUSE): tasks install pinned packages from it with
     `pip install --no-index --find-links`, in either sandbox."""
-    import stripebench
-
-    given = os.environ.get("STRIPEBENCH_WHEELHOUSE")
-    path = Path(given) if given else \
-        Path(stripebench.__file__).resolve().parents[2] / ".cache" / "wheelhouse"
-    return path.resolve() if path.is_dir() else None
+    return _offline_cache("STRIPEBENCH_WHEELHOUSE", "wheelhouse")
 
 
 def npm_cache() -> Path | None:
     """The offline npm cache `scripts/setup.sh` fills (`.cache/npm`, or
     $STRIPEBENCH_NPM_CACHE), the npm twin of the wheelhouse: tasks install their
     package.json from a copy of it with `npm install --offline --cache`."""
-    import stripebench
+    return _offline_cache("STRIPEBENCH_NPM_CACHE", "npm")
 
-    given = os.environ.get("STRIPEBENCH_NPM_CACHE")
-    path = Path(given) if given else \
-        Path(stripebench.__file__).resolve().parents[2] / ".cache" / "npm"
-    return path.resolve() if path.is_dir() else None
+
+def go_module_cache() -> Path | None:
+    """The offline Go module cache `scripts/setup.sh` fills (`.cache/go`, or
+    $STRIPEBENCH_GOMODCACHE): tasks build with it as GOMODCACHE (read-only) and
+    GOPROXY=off."""
+    return _offline_cache("STRIPEBENCH_GOMODCACHE", "go")
 
 
 def maven_repository() -> Path | None:
     """The offline Maven repository `scripts/setup.sh` fills (`.cache/m2`, or
     $STRIPEBENCH_M2), the Maven twin of the wheelhouse: Java tasks build with `mvn -o`
     against a private copy of it (Maven writes to its local repository)."""
-    import stripebench
-
-    given = os.environ.get("STRIPEBENCH_M2")
-    path = Path(given) if given else \
-        Path(stripebench.__file__).resolve().parents[2] / ".cache" / "m2"
-    return path.resolve() if path.is_dir() else None
+    return _offline_cache("STRIPEBENCH_M2", "m2")

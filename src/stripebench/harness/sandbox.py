@@ -25,7 +25,9 @@ from ..sandbox_base import (
     Sandbox,
     SandboxError,
     WorkdirFiles,
+    go_module_cache,
     kill_group,
+    maven_repository,
     npm_cache,
     open_service_log,
     port_open,
@@ -166,5 +168,6 @@ def __getattr__(name: str) -> Any:
 
 __all__ = ["LOGS", "READ_LIMIT", "ExecResult", "Sandbox", "SandboxError", "LocalSandbox",
            "WorkdirFiles", "make_sandbox", "bwrap_available", "run_captured", "kill_group",
-           "wheelhouse", "npm_cache", "open_service_log", "service_log_tail", "port_open", "url_ok",
+           "wheelhouse", "npm_cache", "go_module_cache", "maven_repository",
+           "open_service_log", "service_log_tail", "port_open", "url_ok",
            "shell_argv", "tail", "wait_until_ready"]

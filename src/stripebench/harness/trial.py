@@ -27,13 +27,20 @@ from pathlib import Path
 from typing import Any
 
 from .. import safe_files
-from ..sandbox_base import maven_repository
 from . import fixtures as fixture_mod
 from .agents.base import Agent, AgentContext, AgentOutcome
 from .emulator import Emulator, EmulatorDown
 from .interventions import SKILLS_DIR, Interventions
 from .prompt import task_prompt
-from .sandbox import Sandbox, SandboxError, make_sandbox, npm_cache, wheelhouse
+from .sandbox import (
+    Sandbox,
+    SandboxError,
+    go_module_cache,
+    make_sandbox,
+    maven_repository,
+    npm_cache,
+    wheelhouse,
+)
 from .task import Task
 from .tools import Toolbox
 from .transcript import Transcript
@@ -43,8 +50,10 @@ SCORED = ("completed", "turn_limit")
 RETRYABLE = ("setup_error", "service_error", "grader_error", "harness_error", "emulator_error")
 AGENT_GRACE_SECONDS = 15
 GRADER_DIR = ".stripebench/grader"
-SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", ".deps",
-                "target", SKILLS_DIR}  # target/: Maven's build output
+# Installed packages and build output (.go: a Go task's build cache and binaries;
+# target: Maven's).
+SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", ".deps", ".go",
+                "target", SKILLS_DIR}
 # The submission's file list: how much of each file is hashed (a bigger one is known by
 # its size and first bytes) and how many files are listed at most.
 HASH_CAP_BYTES = 8 * 1024 * 1024
@@ -74,10 +83,9 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 
 def _agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
-    wheels, npm = wheelhouse(), npm_cache()
-    return {**({"STRIPEBENCH_WHEELHOUSE": str(wheels)} if wheels else {}),
-            **({"STRIPEBENCH_NPM_CACHE": str(npm)} if npm else {}),
-            **({"STRIPEBENCH_M2": str(m2)} if (m2 := maven_repository()) else {}),
+    offline = {"STRIPEBENCH_WHEELHOUSE": wheelhouse(), "STRIPEBENCH_NPM_CACHE": npm_cache(),
+               "STRIPEBENCH_GOMODCACHE": go_module_cache(), "STRIPEBENCH_M2": maven_repository()}
+    return {**{name: str(path) for name, path in offline.items() if path},
             "STRIPE_SECRET_KEY": account.secret_key,
             "STRIPE_PUBLISHABLE_KEY": account.publishable_key,
             "STRIPE_API_BASE": emulator.base,

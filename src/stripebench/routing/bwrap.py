@@ -13,9 +13,9 @@ Shape of a sandbox:
 
 What the sandbox sees: the workdir (read-write, at its host path), /usr and the other
 system directories, /etc (read-only, secrets masked, a private /etc/hosts), the Python
-installation, the repository's .venv, node_modules, wheelhouse, npm cache and Maven
-repository (read-only), a tmpfs /tmp and home. Nothing else of the host: not the task's tests/ or
-solution/, not other trials, not the user's home. The network namespace has only loopback.
+installation, the repository's .venv, node_modules, wheelhouse, npm cache, Go module cache
+and Maven repository (read-only), a tmpfs /tmp and home. Nothing else of the host: not the
+task's tests/ or solution/, not other trials, not the user's home. The network namespace has only loopback.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from ..sandbox_base import (
     ExecResult,
     SandboxError,
     WorkdirFiles,
+    go_module_cache,
     kill_group,
     maven_repository,
     npm_cache,
@@ -118,12 +119,9 @@ def default_shared() -> list[Path]:
     modules = repo_root() / "node_modules"
     if modules.is_dir():
         shared.add(modules)
-    for offline in (wheelhouse(), npm_cache()):
+    for offline in (wheelhouse(), npm_cache(), go_module_cache(), maven_repository()):
         if offline is not None:
             shared.add(offline)
-    maven = maven_repository()
-    if maven is not None:
-        shared.add(maven)
     return sorted(p for p in shared if not _under_system(p))
 
 
