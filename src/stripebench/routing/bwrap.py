@@ -15,7 +15,8 @@ What the sandbox sees: the workdir (read-write, at its host path), /usr and the 
 system directories, /etc (read-only, secrets masked, a private /etc/hosts), the Python
 installation, the repository's .venv, node_modules, wheelhouse, npm cache, Go module cache
 and Maven repository (read-only), a tmpfs /tmp and home. Nothing else of the host: not the
-task's tests/ or solution/, not other trials, not the user's home. The network namespace has only loopback.
+task's tests/ or solution/, not other trials, not the user's home. The network namespace
+has only loopback.
 """
 
 from __future__ import annotations
