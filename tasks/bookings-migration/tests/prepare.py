@@ -33,16 +33,18 @@ ONLINE = [
 
 
 def by_booking(objects: Any) -> dict[str, str]:
-    return {o.metadata["booking_id"]: o.id for o in objects.auto_paging_iter()
-            if "booking_id" in o.metadata}
+    found = (o.to_dict() for o in objects.auto_paging_iter())
+    return {o["metadata"]["booking_id"]: o["id"] for o in found
+            if "booking_id" in o["metadata"]}
 
 
 def main() -> int:
     work = Path(os.environ["STRIPEBENCH_WORKDIR"])
     client = stripe.StripeClient(os.environ["STRIPE_SECRET_KEY"],
                                  base_addresses={"api": os.environ["STRIPE_API_BASE"]})
-    customers = {c.metadata.get("customer_id"): c.id for c in
-                 client.v1.customers.list(params={"limit": 100}).auto_paging_iter()}
+    customers = {c["metadata"].get("customer_id"): c["id"] for c in
+                 (c.to_dict() for c in
+                  client.v1.customers.list(params={"limit": 100}).auto_paging_iter())}
     intents = by_booking(client.v1.payment_intents.list(params={"limit": 100}))
     setups = by_booking(client.v1.setup_intents.list(params={"limit": 100}))
     (work / "data").mkdir(exist_ok=True)
