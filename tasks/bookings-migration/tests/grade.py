@@ -148,8 +148,28 @@ class Bookings:
         return row[0] if row else None
 
 
+MISSED: dict[str, str] = {}
+
+
+def needs(score: float, what: str) -> float:
+    """Refusing is worth something only when the thing refused works: else a server
+    that refuses everything would earn it."""
+    if score <= 0:
+        raise ValueError(f"no {what} works, so refusing one proves nothing")
+    return 1.0
+
+
+def check(g: Grader, name: str, weight: float, fn: Callable[[], Any]) -> float:
+    """g.check, with the cases a fraction missed as the check's message."""
+    score = g.check(name, weight, fn)
+    if name in MISSED and not g.results[-1].message:
+        g.results[-1].message = MISSED[name]
+    return score
+
+
 def fraction(name: str, cases: list[tuple[str, Callable[[], bool]]]) -> Callable[[], float]:
-    """The share of cases that hold (an exception is a miss); the misses are printed."""
+    """The share of cases that hold (an exception is a miss); the misses are kept as the
+    check's message."""
     def run() -> float:
         good, missed = 0, []
         for label, fn in cases:
@@ -161,7 +181,7 @@ def fraction(name: str, cases: list[tuple[str, Callable[[], bool]]]) -> Callable
             if not ok:
                 missed.append(label)
         if missed:
-            print(f"   {name}: missed {'; '.join(missed)}"[:3000])
+            MISSED[name] = f"missed {'; '.join(missed)}"[:3000]
         return good / len(cases)
     return run
 
@@ -179,7 +199,7 @@ def migration_checks(g: Grader, db: sqlite3.Connection) -> None:
             raise ValueError(f"{dict(row)}")
         return True
 
-    g.check("phone_rows", 3, fraction("phone_rows",
+    check(g, "phone_rows", 3, fraction("phone_rows",
                                       [(ref, lambda r=ref: phone_row(r)) for ref in key.PHONE]))
 
     def new_customer() -> bool:
@@ -190,7 +210,7 @@ def migration_checks(g: Grader, db: sqlite3.Connection) -> None:
             raise ValueError(f"customer {cid}: {dict(row) if row else None}")
         return True
 
-    g.check("new_customer", 1, new_customer)
+    check(g, "new_customer", 1, new_customer)
     migrated = sum(bool(db.execute("SELECT 1 FROM bookings WHERE id = ?", (ref,)).fetchone())
                    for ref in key.PHONE) / len(key.PHONE)
 
@@ -212,7 +232,7 @@ def migration_checks(g: Grader, db: sqlite3.Connection) -> None:
             raise ValueError("; ".join(problems[:6]))
         return migrated
 
-    g.check("clean_migration", 1, clean)
+    check(g, "clean_migration", 1, clean)
 
 
 # ---------------------------------------------------------------------------- catalog
@@ -291,7 +311,7 @@ def bookings_checks(g: Grader, b: Bookings) -> None:
         return status == 404 and body == {"error": "not_found"}
 
     cases = [(c, lambda c=c: view(c)) for c in customers] + [("C-999", unknown)]
-    g.check("customer_bookings", 3, fraction("customer_bookings", cases))
+    check(g, "customer_bookings", 3, fraction("customer_bookings", cases))
 
     def refunded_listed(customer: str, booking: str) -> bool:
         status, body = b.get(f"/api/customers/{customer}/bookings")
@@ -300,7 +320,7 @@ def bookings_checks(g: Grader, b: Bookings) -> None:
             isinstance(body.get("refunded"), list) else []
         return booking in listed
 
-    g.check("dashboard_refunds", 1, fraction("dashboard_refunds", [
+    check(g, "dashboard_refunds", 1, fraction("dashboard_refunds", [
         ("B-1003", lambda: refunded_listed("C-101", "B-1003")),
         ("B-5002", lambda: refunded_listed("C-100", "B-5002"))]))
 
@@ -326,7 +346,7 @@ def refund_checks(g: Grader, b: Bookings, fresh: str) -> None:
             raise ValueError(f"the booking answered is {booking}")
         return True
 
-    ok = g.check("refund_online", 2, refund)
+    ok = check(g, "refund_online", 2, refund)
 
     def refused(booking: str, status_wanted: int, error: str) -> Callable[[], bool]:
         def run() -> bool:
@@ -341,7 +361,8 @@ def refund_checks(g: Grader, b: Bookings, fresh: str) -> None:
             return len(refunds_of(fresh)) == before
         return run
 
-    g.check("refund_refusals", 1, lambda: ok * fraction("refund_refusals", [
+    check(g, "refund_refusals", 1, lambda: needs(ok, "a refund") * fraction(
+        "refund_refusals", [
         ("again", refused("B-5001", 409, "already_refunded")),
         ("phone", refused("P-9001", 409, "phone_booking")),
         ("unpaid", refused("B-1004", 409, "not_paid")),
@@ -403,7 +424,7 @@ def purchase_checks(g: Grader, b: Bookings, puffin: str) -> None:
             raise ValueError(f"{booking['id']} is not listed as complete")
         return True
 
-    ok = g.check("purchase_currencies", 3, fraction("purchase_currencies", [
+    ok = check(g, "purchase_currencies", 3, fraction("purchase_currencies", [
         (f"{p[0]} {p[2]}", lambda p=p: purchase(*p)) for p in PURCHASES]))
 
     def save_card() -> bool:
@@ -430,7 +451,7 @@ def purchase_checks(g: Grader, b: Bookings, puffin: str) -> None:
             raise ValueError("a PaymentIntent was created")
         return True
 
-    g.check("save_card", 1, save_card)
+    check(g, "save_card", 1, save_card)
 
     def declined(card: str, code: str) -> Callable[[], bool]:
         def run() -> bool:
@@ -442,7 +463,8 @@ def purchase_checks(g: Grader, b: Bookings, puffin: str) -> None:
             return len(b.rows("C-100")) == before
         return run
 
-    g.check("declines", 1, lambda: (ok > 0) * fraction("declines", [
+    check(g, "declines", 1, lambda: needs(ok, "a purchase") * fraction(
+        "declines", [
         ("lost", declined("pm_card_visa_chargeDeclinedLostCard", "lost_card")),
         ("velocity", declined("pm_card_visa_chargeDeclinedVelocityLimitExceeded",
                               "card_velocity_exceeded"))])())
@@ -456,7 +478,7 @@ def purchase_checks(g: Grader, b: Bookings, puffin: str) -> None:
             raise ValueError(f"got {status} {str(answer)[:300]}")
         return (len(b.rows("C-101")), b.intents_of(stripe_customer, "succeeded")) == before
 
-    g.check("amount_checked", 1, lambda: (ok > 0) * amount_checked())
+    check(g, "amount_checked", 1, lambda: needs(ok, "a purchase") * amount_checked())
 
 
 def main() -> None:
@@ -489,7 +511,7 @@ def main() -> None:
                              f"{json.dumps(want)[:600]}")
         return True
 
-    g.check("products_listing", 2, listing)
+    check(g, "products_listing", 2, listing)
     fresh = add_own_bookings(b)["fresh"]
     bookings_checks(g, b)
     refund_checks(g, b, fresh)

@@ -11,8 +11,8 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-REQUEST_TIMEOUT = 10.0
-BUDGET = 90.0
+REQUEST_TIMEOUT = 8.0
+BUDGET = 60.0
 _deadline = {"at": 0.0}
 
 
