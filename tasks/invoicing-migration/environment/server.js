@@ -158,7 +158,7 @@ app.post('/api/purchase', handle(async (req, res) => {
   res.status(201).json({booking: view(row, row)});
 }));
 
-module.exports = {app, db, stripe, handle};
+module.exports = {app, db, stripe, handle, stripeCustomer};
 
 if (require.main === module) {
   app.listen(Number(process.env.PORT || 4300), '127.0.0.1');
