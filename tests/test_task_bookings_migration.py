@@ -84,6 +84,9 @@ def test_the_migration_alone_scores_its_share(server: Emulator, tmp_path: Path) 
     sandbox = "bwrap" if bwrap_available() else "local"
     record = trial(server, tmp_path, "partial",
                    ScriptedAgent(TASK / "solution" / "scripted_partial.json"), sandbox)
+    # the starter's own smoke test ran in the trial: the native module loaded offline
+    transcript = (tmp_path / "partial" / "transcript.jsonl").read_text()
+    assert "smoke ok: stripe " in transcript and "SQLite 3." in transcript
     assert record["reward"] == pytest.approx(5 / TOTAL_WEIGHT, abs=1e-6)
     scores = record["subscores"]
     assert {k: scores[k] for k in ("phone_rows", "new_customer", "clean_migration")} == {

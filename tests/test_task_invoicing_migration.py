@@ -88,6 +88,9 @@ def test_catalog_and_online_invoices_score_their_share(server: Emulator,
     sandbox = "bwrap" if bwrap_available() else "local"
     record = trial(server, tmp_path, "partial",
                    ScriptedAgent(TASK / "solution" / "scripted_partial.json"), sandbox)
+    # the starter's own smoke test ran in the trial: the native module loaded offline
+    transcript = (tmp_path / "partial" / "transcript.jsonl").read_text()
+    assert "smoke ok: stripe " in transcript and "SQLite 3." in transcript
     assert record["reward"] == pytest.approx(20 / 54, abs=1e-6)
     scores = record["subscores"]
     assert {k: scores[k] for k in ("products_created", "prices_inferred",

@@ -1,5 +1,6 @@
 """Write scripted_partial.json: a replay for the scripted agent that migrates the phone
-bookings (the reference migrate.js, run twice) and builds none of the API.
+bookings (the reference migrate.js, run twice) and builds none of the API; it runs the
+starter's smoke test (`npm test`) first.
 
     python make_partial.py      # regenerates solution/scripted_partial.json
 
@@ -15,7 +16,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 STEP = ("cat > migrate.js <<'JSEOF'\n{script}JSEOF\n"
-        "bash install.sh\nnode migrate.js\nnode migrate.js\n")
+        "bash install.sh\nnpm test\nnode migrate.js\nnode migrate.js\n")
 
 
 def replay() -> list[dict[str, object]]:

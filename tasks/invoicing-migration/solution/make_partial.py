@@ -1,6 +1,7 @@
 """Write scripted_partial.json: a replay for the scripted agent that creates the catalog
 and invoices only the four online bookings that are not refunded (the reference
-migrate_invoices.js with --only), and leaves purchases as they were.
+migrate_invoices.js with --only), and leaves purchases as they were; it runs the
+starter's smoke test (`npm test`) first.
 
     python make_partial.py      # regenerates solution/scripted_partial.json
 
@@ -16,7 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ONLINE = "B-1001,B-1003,B-1004,B-1005"
 STEP = ("cat > migrate_invoices.js <<'JSEOF'\n{script}JSEOF\n"
-        f"bash install.sh\nnode migrate_invoices.js --only {ONLINE}\n"
+        f"bash install.sh\nnpm test\nnode migrate_invoices.js --only {ONLINE}\n"
         f"node migrate_invoices.js --only {ONLINE}\n")
 
 
