@@ -198,17 +198,33 @@ def test_red_team_answers_without_stripe(server: Emulator, tmp_path: Path) -> No
         said["purchase_currencies"]
 
 
+# A trigger that refuses the grader's own bookings (it adds some to the table to test
+# the API on rows the agent never saw).
+REFUSE_INSERTS = """python - <<'PYEOF'
+import sqlite3
+db = sqlite3.connect("data/tours.db")
+db.execute("CREATE TRIGGER refuse BEFORE INSERT ON bookings WHEN NEW.id LIKE 'B-5%' "
+           "BEGIN SELECT RAISE(ABORT, 'not here'); END")
+db.commit()
+PYEOF
+"""
+
+
 def test_red_team_a_server_that_never_answers(server: Emulator, tmp_path: Path) -> None:
-    """The migration done, and a server that answers /health but hangs on every API
-    request: the grader's bounded waits score the API 0 and finish inside the verifier's
-    time, keeping the migration's 5/20 (a grader error would drop the trial from every
-    mean instead)."""
+    """The migration done, a server that answers /health but hangs on every API request,
+    and a trigger that refuses the grader's own bookings: the grader's bounded waits
+    score the API 0 and finish inside the verifier's time, and the sections it cannot
+    set up score 0 with the reason, keeping the migration's 5/20 (a grader error would
+    drop the trial from every mean instead)."""
     starter = (TASK / "environment" / "server.js").read_text()
     hanging = edited(starter, ("app.get('/health'",
                                "app.use('/api', () => {});  // never answers\n"
                                "app.get('/health'"))
     record = trial(server, tmp_path, "hang",
-                   ScriptedAgent(replay(hanging, oracle_files()[1])))
+                   ScriptedAgent(replay(hanging, oracle_files()[1], REFUSE_INSERTS)))
     assert record["reward"] == pytest.approx(5 / TOTAL_WEIGHT, abs=1e-6)
-    assert "no answer" in messages(tmp_path, "hang")["products_listing"]
+    said = messages(tmp_path, "hang")
+    assert "no answer" in said["products_listing"]
+    assert "could not add its bookings to the table: not here" in said["customer_bookings"]
+    assert len(record["subscores"]) == 13  # every check scored
     assert record["grader_seconds"] < 150

@@ -245,8 +245,9 @@ def change_catalog(client: Any) -> dict[str, Any]:
     for currency, amount in (("eur", 4900), ("usd", 5400)):
         client.v1.prices.create(params={"product": puffin.id, "currency": currency,
                                         "unit_amount": amount})
-    old = client.v1.prices.list(params={"lookup_keys": ["glacier_hike_jpy"]}).data[0]
-    client.v1.prices.update(old.id, params={"active": False})
+    for old in client.v1.prices.list(params={"product": "prod_glacier_hike", "currency": "jpy",
+                                              "active": True}).data:
+        client.v1.prices.update(old.id, params={"active": False})
     client.v1.prices.create(params={"product": "prod_glacier_hike", "currency": "jpy",
                                     "unit_amount": 22000, "lookup_key": "glacier_hike_jpy",
                                     "transfer_lookup_key": True})
@@ -481,6 +482,30 @@ def purchase_checks(g: Grader, b: Bookings, puffin: str) -> None:
     check(g, "amount_checked", 1, lambda: needs(ok, "a purchase") * amount_checked())
 
 
+SECTIONS = {
+    "migration": {"phone_rows": 3, "new_customer": 1, "clean_migration": 1},
+    "catalog": {"products_listing": 2},
+    "bookings": {"customer_bookings": 3, "dashboard_refunds": 1},
+    "refunds": {"refund_online": 2, "refund_refusals": 1},
+    "purchase": {"purchase_currencies": 3, "save_card": 1, "declines": 1,
+                 "amount_checked": 1},
+}
+
+
+def section(g: Grader, name: str, run: Callable[[], None]) -> None:
+    """Run a section's checks. If the section itself breaks (the grader cannot add its
+    bookings to the agent's table, a catalog the agent broke...), its checks that have
+    not scored yet score 0 with the reason: a broken submission is a score, never a
+    grader error."""
+    try:
+        run()
+    except Exception as exc:  # noqa: BLE001 - anything the submission provokes
+        done = {r.name for r in g.results}
+        for check_name, weight in SECTIONS[name].items():
+            if check_name not in done:
+                g.check(check_name, weight, 0.0, f"{type(exc).__name__}: {exc}"[:500])
+
+
 def main() -> None:
     g = Grader()
     work = workdir()
@@ -490,32 +515,47 @@ def main() -> None:
     try:
         db = open_db(work)
     except (OSError, ValueError, sqlite3.Error) as exc:
-        for name, weight in (("phone_rows", 3), ("new_customer", 1), ("clean_migration", 1),
-                             ("products_listing", 2), ("customer_bookings", 3),
-                             ("dashboard_refunds", 1), ("refund_online", 2),
-                             ("refund_refusals", 1), ("purchase_currencies", 3),
-                             ("save_card", 1), ("declines", 1), ("amount_checked", 1)):
-            g.check(name, weight, 0.0, f"data/tours.db is unusable: {exc}")
+        for checks in SECTIONS.values():
+            for name, weight in checks.items():
+                g.check(name, weight, 0.0, f"data/tours.db is unusable: {exc}")
         g.write()
         return
     client = stripe_client()
     b = Bookings(db, client, os.environ["WEB_URL"].rstrip("/"))
-    migration_checks(g, db)
-    puffin = change_catalog(client)["puffin"]
+    section(g, "migration", lambda: migration_checks(g, db))
+    made: dict[str, str] = {}
 
-    def listing() -> bool:
-        status, body = b.get("/api/products")
-        want = expected_products(client)
-        if status != 200 or body != want:
-            raise ValueError(f"got {status} {json.dumps(body)[:600]}; expected "
-                             f"{json.dumps(want)[:600]}")
-        return True
+    def catalog() -> None:
+        made.update(change_catalog(client))
 
-    check(g, "products_listing", 2, listing)
-    fresh = add_own_bookings(b)["fresh"]
-    bookings_checks(g, b)
-    refund_checks(g, b, fresh)
-    purchase_checks(g, b, puffin)
+        def listing() -> bool:
+            status, body = b.get("/api/products")
+            want = expected_products(client)
+            if status != 200 or body != want:
+                raise ValueError(f"got {status} {json.dumps(body)[:600]}; expected "
+                                 f"{json.dumps(want)[:600]}")
+            return True
+
+        check(g, "products_listing", 2, listing)
+
+    section(g, "catalog", catalog)
+
+    def bookings() -> None:
+        try:
+            made.update(add_own_bookings(b))
+        except sqlite3.Error as exc:
+            raise ValueError(f"the grader could not add its bookings to the table: {exc}") \
+                from None
+        bookings_checks(g, b)
+
+    section(g, "bookings", bookings)
+    def refunds() -> None:
+        if "fresh" not in made:
+            raise ValueError("the grader's own paid booking is not in the table")
+        refund_checks(g, b, made["fresh"])
+
+    section(g, "refunds", refunds)
+    section(g, "purchase", lambda: purchase_checks(g, b, made["puffin"]))
     g.write()
 
 
