@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything stripebench needs on a fresh Debian machine: system packages
-# (Chromium, bubblewrap, Ruby, a JDK and Maven), the Python environment in .venv/, the npm
+# (Chromium, bubblewrap, Ruby, a JDK and Maven, g++), the Python environment in .venv/, the npm
 # packages the tests and tasks use, and offline caches of stripe-java and stripe-go. Safe
 # to run again; it skips what is already there.
 set -euo pipefail

@@ -87,6 +87,11 @@ def test_the_migration_alone_scores_its_share(server: Emulator, tmp_path: Path) 
     # the starter's own smoke test ran in the trial: the native module loaded offline
     transcript = (tmp_path / "partial" / "transcript.jsonl").read_text()
     assert "smoke ok: stripe " in transcript and "SQLite 3." in transcript
+    # ... unpacked from the cache's prebuilt archive: nothing was compiled in the trial
+    release = tmp_path / "partial" / "workdir" / "node_modules" / "better-sqlite3" / \
+        "build" / "Release"
+    assert (release / "better_sqlite3.node").is_file()
+    assert not (release / "obj.target").exists()
     assert record["reward"] == pytest.approx(5 / TOTAL_WEIGHT, abs=1e-6)
     scores = record["subscores"]
     assert {k: scores[k] for k in ("phone_rows", "new_customer", "clean_migration")} == {
