@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything stripebench needs on a fresh Debian machine: system packages
-# (Chromium, bubblewrap, Ruby, a JDK and Maven), the Python environment in .venv/, the npm
+# (Chromium, bubblewrap, Ruby, a JDK and Maven, g++), the Python environment in .venv/, the npm
 # packages the tests and tasks use, and offline caches of stripe-java and stripe-go. Safe
 # to run again; it skips what is already there.
 set -euo pipefail
@@ -14,6 +14,10 @@ command -v ruby >/dev/null 2>&1 || need_apt+=(ruby)
 # A JDK and Maven: the stripe-java tests (Go comes with the machine: Debian's is too old).
 command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need_apt+=(maven)
+# A C++ toolchain: better-sqlite3's native module is built from source once (see the npm
+# cache below).
+command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
+command -v make >/dev/null 2>&1 || need_apt+=(make)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
@@ -100,12 +104,14 @@ else
   echo "setup: no Go toolchain; the stripe-go tests (tests/test_go_sdk.py) need one" >&2
 fi
 
-# The offline npm cache (the npm twin of the wheelhouse) of the Node SDK-upgrade task: a
-# trial installs its package.json with `npm install --offline` from a copy of
+# The offline npm cache (the npm twin of the wheelhouse) of the Node tasks: a trial
+# installs its package.json with `npm install --offline` from a copy of
 # $STRIPEBENCH_NPM_CACHE, never from a registry. Filled by installing each lockfile the
-# task ships (the starter's stripe 10 and the upgrade's stripe 23, with express).
+# tasks ship (sdk-upgrade-node's stripe 10 and 23; the tour tasks' stripe 8 and 18 with
+# better-sqlite3), scripts off: only the tarballs are wanted here.
 npm_cache="$PWD/.cache/npm"
-for project in tasks/sdk-upgrade-node/environment tasks/sdk-upgrade-node/solution; do
+for project in tasks/sdk-upgrade-node/environment tasks/sdk-upgrade-node/solution \
+    tasks/bookings-migration/environment tasks/invoicing-migration/environment; do
   stamp="$npm_cache/.filled-$(cat "$project/package.json" "$project/package-lock.json" |
     sha256sum | cut -c1-16)"
   [ -f "$stamp" ] && continue
@@ -113,9 +119,10 @@ for project in tasks/sdk-upgrade-node/environment tasks/sdk-upgrade-node/solutio
   cp "$project/package.json" "$project/package-lock.json" "$scratch/"
   # ci caches the locked tarballs; resolving again without the lockfile caches the
   # packuments `npm install --offline` needs to re-resolve a changed package.json.
-  (cd "$scratch" && npm ci --silent --no-audit --no-fund --cache "$npm_cache" >/dev/null &&
+  (cd "$scratch" && npm ci --silent --ignore-scripts --no-audit --no-fund --cache "$npm_cache" >/dev/null &&
     rm -rf node_modules package-lock.json &&
-    npm install --silent --package-lock-only --no-audit --no-fund --cache "$npm_cache" >/dev/null)
+    npm install --silent --package-lock-only --ignore-scripts --no-audit --no-fund \
+      --cache "$npm_cache" >/dev/null)
   rm -rf "$scratch"
   touch "$stamp"
 done
@@ -123,3 +130,29 @@ done
 [ -f "$npm_cache/.filled-top" ] || {
   npm cache add --silent --cache "$npm_cache" express@4.22.3 stripe@10.17.0 stripe@23.1.0 &&
     touch "$npm_cache/.filled-top"; }
+
+# better-sqlite3's native module: its install script fetches a prebuilt binary from GitHub
+# (which neither this machine nor a trial reaches), else compiles it with node-gyp, which
+# downloads Node's headers. Built here once from source against the headers the installed
+# node ships (<prefix>/include/node, via nodedir), then packed where prebuild-install looks
+# before any download (<npm cache>/_prebuilds/<digest of its URL>-<name>.tar.gz): a trial's
+# offline install finds it in its copy of the cache and compiles nothing.
+sqlite_version=12.9.0
+stamp="$npm_cache/.prebuilt-better-sqlite3-$sqlite_version-$(node -p process.versions.modules)"
+if [ ! -f "$stamp" ]; then
+  scratch="$(mktemp -d)"
+  node_prefix="$(dirname "$(dirname "$(node -p process.execPath)")")"
+  (cd "$scratch" && echo '{"private": true}' > package.json &&
+    npm_config_build_from_source=true npm_config_nodedir="$node_prefix" \
+      npm install --silent --no-audit --no-fund --cache "$npm_cache" \
+      "better-sqlite3@$sqlite_version" >/dev/null &&
+    cd node_modules/better-sqlite3 && archive="$(npm_config_cache="$npm_cache" node -e '
+      const util = require("prebuild-install/util");
+      const pkg = require("./package.json");
+      const rc = require("prebuild-install/rc")(pkg);
+      console.log(util.cachedPrebuild(util.getDownloadUrl({...rc, pkg})));')" &&
+    mkdir -p "$(dirname "$archive")" &&
+    tar -czf "$archive" build/Release/better_sqlite3.node)
+  rm -rf "$scratch"
+  touch "$stamp"
+fi

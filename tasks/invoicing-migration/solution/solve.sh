@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Oracle: the catalog and an invoice for every booking (run twice: the second run
+# changes nothing), and the server's purchases through invoices.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+work="${STRIPEBENCH_WORKDIR:-$PWD}"
+cp "$here/server.js" "$here/migrate_invoices.js" "$work/"
+cd "$work"
+bash install.sh
+node migrate_invoices.js
+node migrate_invoices.js
