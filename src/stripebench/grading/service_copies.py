@@ -162,7 +162,9 @@ class Recorder:
             return ["it made no Stripe request through STRIPE_API_BASE"]
         bad = []
         for r in self.requests:
-            found = re.fullmatch(rf"Stripe/v1 {re.escape(sdk)}/v?(\S+)", r["user_agent"])
+            # one User-Agent (values are joined with ", "), app info after a space allowed
+            found = re.fullmatch(rf"Stripe/v1 {re.escape(sdk)}/v?([^\s,]+)(?: [^,]*)?",
+                                 r["user_agent"])
             if r["stripe_version"] != version:
                 bad.append(f"{r['method']} {r['path']} sent Stripe-Version "
                            f"{r['stripe_version']!r}")

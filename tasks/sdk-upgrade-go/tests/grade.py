@@ -25,26 +25,25 @@ the test data are sdk-upgrade-python's: the three services answer the same JSON.
 
 from __future__ import annotations
 
-import http.client
-import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import threading
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from functools import partial
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import contracts  # noqa: E402
 import scenario  # noqa: E402
+
+from stripebench.grading.service_copies import (  # noqa: E402
+    REQUEST_TIMEOUT,
+    Budget,
+    ServiceCopies,
+    grade_upgrades,
+)
 
 SERVICES = ("payments", "invoices", "subscriptions")
 MAJOR = 85
@@ -90,44 +89,11 @@ def pinned_major(work: Path) -> bool:
     return True
 
 
-# The services are the agent's code: however they misbehave (hang, reset, garbage), the
-# grader must finish and score them 0, never time out or crash (a grader_error leaves the
-# task out of every mean, which would reward breaking what one cannot fix). Each request
-# waits at most REQUEST_TIMEOUT seconds, and all of one service's SERVICE_BUDGET: each
-# service has its own, so one that hangs cannot starve the others of their share.
-REQUEST_TIMEOUT = 10.0
+# The services are the agent's code: each GET to one waits at most REQUEST_TIMEOUT
+# seconds, and each service's together at most SERVICE_BUDGET (see service_copies.Budget).
 SERVICE_BUDGET = 20.0
-_budget = {"deadline": 0.0}
-
-
-def start_budget() -> None:
-    """The next service's requests get SERVICE_BUDGET seconds from now."""
-    _budget["deadline"] = time.monotonic() + SERVICE_BUDGET
-
-
-def get(url: str) -> tuple[int, Any]:
-    """(status, JSON body or text tail) of a GET to a service; status 0 when the service
-    did not answer (timeout, reset, refused, out of the grading budget)."""
-    if not _budget["deadline"]:
-        start_budget()
-    left = _budget["deadline"] - time.monotonic()
-    if left <= 0:
-        return 0, "the service used up its share of the grader's time"
-    try:
-        with urllib.request.urlopen(url, timeout=min(REQUEST_TIMEOUT, left)) as response:
-            status, body = response.status, response.read()
-    except urllib.error.HTTPError as exc:
-        status = exc.code
-        try:
-            body = exc.read()
-        except OSError:
-            body = b""
-    except (OSError, ValueError, http.client.HTTPException) as exc:
-        return 0, f"no answer: {type(exc).__name__}: {exc}"
-    try:
-        return status, json.loads(body)
-    except ValueError:
-        return status, body.decode("utf-8", "replace")[-300:]
+# The copies build (from the warm cache of the services' own build) and start.
+BUILD_AND_START_SECONDS = 120.0
 
 
 def stale_versions(work: Path, service: str) -> list[str]:
@@ -179,8 +145,9 @@ def sdk_majors(work: Path, service: str) -> set[int]:
     return majors
 
 
-def upgraded(work: Path, service: str, url: str, recorder: Recorder | None = None) -> bool:
-    status, info = get(url + "/version")
+def upgraded(work: Path, copies: ServiceCopies, service: str, bypassing: list[str]
+             ) -> bool:
+    status, info = Budget(REQUEST_TIMEOUT).get(copies.urls[service] + "/version")
     if status != 200 or not isinstance(info, dict):
         raise ValueError(f"GET /version answered {status}: {str(info)[:200]}")
     sdk = str(info.get("stripe_sdk", ""))
@@ -197,170 +164,14 @@ def upgraded(work: Path, service: str, url: str, recorder: Recorder | None = Non
     stale = stale_versions(work, service)
     if stale:
         raise ValueError("older API versions still in the code: " + ", ".join(stale))
-    if recorder is not None and recorder.problems():
+    problems = copies.recorders[service].problems("GoBindings", MAJOR, current_version())
+    if problems:
         raise ValueError(f"its Stripe requests are not stripe-go v{MAJOR} at the current API "
-                         "version: " + "; ".join(recorder.problems()))
+                         "version: " + "; ".join(problems))
+    if bypassing:
+        raise ValueError("Stripe requests went around the grader's recording proxies: "
+                         + "; ".join(bypassing))
     return True
-
-
-HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "host",
-              "content-encoding", "accept-encoding", "proxy-connection", "upgrade", "te"}
-
-
-class Recorder:
-    """A recording HTTP proxy in front of the emulator: what a service really sends."""
-
-    def __init__(self, upstream: str) -> None:
-        self.upstream = upstream.rstrip("/")
-        self.requests: list[dict[str, str]] = []
-        recorder = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def forward(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else None
-                # Every value of each header: a request carrying two Stripe-Versions
-                # (a hand-made request can send two) is not one version.
-                recorder.requests.append({
-                    "method": self.command, "path": self.path.split("?")[0],
-                    "stripe_version": " | ".join(self.headers.get_all("Stripe-Version", [])),
-                    "user_agent": " | ".join(self.headers.get_all("User-Agent", []))})
-                request = urllib.request.Request(
-                    recorder.upstream + self.path, data=body, method=self.command,
-                    headers={k: v for k, v in self.headers.items()
-                             if k.lower() not in HOP_BY_HOP})
-                try:
-                    with urllib.request.urlopen(request, timeout=60) as response:
-                        status, headers, data = response.status, response.headers, \
-                            response.read()
-                except urllib.error.HTTPError as exc:
-                    status, headers, data = exc.code, exc.headers, exc.read()
-                self.send_response(status)
-                for key, value in headers.items():
-                    if key.lower() not in HOP_BY_HOP:
-                        self.send_header(key, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            do_GET = do_POST = do_DELETE = forward  # noqa: N815 - http.server's names
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def problems(self) -> list[str]:
-        """Requests not made by stripe-go v85 at the current API version."""
-        if not self.requests:
-            return ["it made no Stripe request through STRIPE_API_BASE"]
-        bad = []
-        for r in self.requests:
-            sdk = re.fullmatch(r"Stripe/v1 GoBindings/(\S+)(?: [^|]*)?", r["user_agent"])
-            if r["stripe_version"] != current_version():
-                bad.append(f"{r['method']} {r['path']} sent Stripe-Version "
-                           f"{r['stripe_version']!r}")
-            elif not sdk or not sdk.group(1).startswith(f"{MAJOR}."):
-                bad.append(f"{r['method']} {r['path']} came from {r['user_agent']!r}")
-        return sorted(set(bad))[:5]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_copies(work: Path) -> dict[str, tuple[str, Recorder, subprocess.Popen[bytes]]]:
-    """Each service started again from the workdir, as run.sh starts it (building it, one
-    at a time, from the build cache the services' restart left warm), on a free port and
-    with STRIPE_API_BASE pointing at its own recording proxy."""
-    upstream = os.environ["STRIPE_API_BASE"]
-    copies = {}
-    for service in SERVICES:
-        recorder = Recorder(upstream)
-        port = free_port()
-        log = open(Path(__file__).resolve().parent.parent / f"{service}-copy.log", "wb")  # noqa: SIM115
-        # Every variable naming the emulator names the proxy instead: a service that
-        # reached the emulator through STRIPE_BASE_URL would go past the recording.
-        env = {k: recorder.url if v.rstrip("/") == upstream.rstrip("/") else v
-               for k, v in os.environ.items()}
-        proc = subprocess.Popen(["bash", "run.sh", service], cwd=work, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True,
-                                env={**env, "PORT": str(port), "STRIPE_API_BASE": recorder.url})
-        copies[service] = (f"http://127.0.0.1:{port}", recorder, proc)
-    deadline = time.monotonic() + 120
-    for url, _, proc in copies.values():
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                with urllib.request.urlopen(url + "/healthz", timeout=2):
-                    break
-            except OSError:
-                time.sleep(0.1)
-    return copies
-
-
-def harden() -> None:
-    """The grader runs the agent's code (its copies of the services) beside itself: make
-    this process off limits to them (no ptrace, no /proc/<pid>/mem, fd or environ)."""
-    import ctypes
-
-    try:
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
-    except (OSError, AttributeError):
-        pass
-
-
-def kill_strays() -> None:
-    """In a bubblewrap sandbox (a pid namespace of its own) every process but this one,
-    its ancestors and the namespace's init is the agent's code by now (the service
-    copies and anything they left behind): stop them before the reward is written."""
-    import signal
-
-    if os.environ.get("STRIPEBENCH_SANDBOX") != "bwrap":
-        return
-    keep, pid = {1}, os.getpid()
-    while pid > 1:
-        keep.add(pid)
-        try:
-            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            break
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) not in keep:
-            try:
-                os.kill(int(entry.name), signal.SIGKILL)
-            except OSError:
-                pass
-
-
-def stop_copies(copies: dict[str, tuple[str, Recorder, subprocess.Popen[bytes]]]) -> None:
-    import signal
-
-    for _, recorder, proc in copies.values():
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        proc.wait()
-        recorder.server.shutdown()
-
-
-def compare(cases: list[tuple[str, Callable[[], Any], int]]) -> tuple[float, str]:
-    """Fraction of (path, expected, status) cases the service answers exactly."""
-    good, first_miss = 0, ""
-    for url, expected, want_status in cases:
-        status, body = get(url)
-        wanted = expected()
-        if status == want_status and body == wanted:
-            good += 1
-        elif not first_miss:
-            first_miss = (f"{url.split('/', 3)[-1]}: got {status} "
-                          f"{json.dumps(body, sort_keys=True)[:600]}; expected {want_status} "
-                          f"{json.dumps(wanted, sort_keys=True)[:600]}")
-    return good / len(cases), first_miss
 
 
 def sanity(value: bool, what: str) -> None:
@@ -426,27 +237,14 @@ def main() -> None:
     if not grader.gate(f"stripe_{MAJOR}_pinned", lambda: pinned_major(work)):
         grader.write()
         return
-    client = stripe_client()
-    harden()
-    copies = start_copies(work)
+    copies = ServiceCopies(work, SERVICES, Path(__file__).resolve().parent.parent,
+                           start_seconds=BUILD_AND_START_SECONDS)
     try:
-        cases = contract_cases(client, {s: copies[s][0] for s in SERVICES})
-        for service in SERVICES:
-            url, recorder, _ = copies[service]
-            start_budget()
-            # The contracts first: the recorder must see the requests they cause.
-            results = [(name, compare(group)) for name, group in cases[service].items()]
-            ok = grader.check(f"{service}_upgraded", 1,
-                              partial(upgraded, work, service, url, recorder))
-            for n, (name, (score, miss)) in enumerate(results):
-                weight = 2 if n == 0 else 1
-                if ok < 1.0:
-                    grader.check(f"{service}_{name}", weight, 0.0, "the service is not upgraded")
-                    continue
-                grader.check(f"{service}_{name}", weight, score, miss)
+        client = stripe_client(api_base=copies.grader_base)
+        grade_upgrades(grader, copies, contract_cases(client, copies.urls),
+                       partial(upgraded, work, copies), SERVICE_BUDGET)
     finally:
-        stop_copies(copies)
-        kill_strays()
+        copies.stop()
     grader.write()
 
 
