@@ -11,7 +11,9 @@ harness's own functions.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +29,7 @@ from ..harness.trial import (
     _agent_env,
     _start_services,
     grade,
-    kill_leftovers,
+    processes_in,
     route_webhooks,
     run_setup,
     service_env,
@@ -128,7 +130,7 @@ def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, An
     record = trial.record
     if trial.sandbox is not None:
         trial.sandbox.stop()
-    kill_leftovers(trial.workdir)  # services the agent restarted itself
+    kill_processes_in(trial.workdir)  # services the agent restarted itself
     task = trial.task
     if tests is not None:
         task = _with_tests(task, tests, trial.trial_dir)
@@ -153,12 +155,36 @@ def close_trial(trial: StandingTrial) -> None:
     """Stop the services and delete the trial's accounts (and any its setup made)."""
     if trial.sandbox is not None:
         trial.sandbox.stop()
-    kill_leftovers(trial.workdir)
+    kill_processes_in(trial.workdir)
     for account_id in [trial.account.id, *setup_accounts(trial.trial_dir)]:
         try:
             trial.emulator.delete_account(account_id)
         except Exception:  # noqa: BLE001 - the emulator may be gone already
             pass
+
+
+def kill_processes_in(workdir: Path) -> None:
+    """Kill every process working inside `workdir` (what the agent left running), but
+    never this process or those it runs under: in a container the framework's own
+    shell that started the grader may well work there too."""
+    spared = _ancestors()
+    for pid in processes_in(workdir):
+        if pid not in spared:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def _ancestors() -> set[int]:
+    found, pid = {1}, os.getpid()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        try:  # /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return found
 
 
 def reopen_trial(task: Task, description: dict[str, Any]) -> StandingTrial:

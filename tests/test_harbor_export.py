@@ -1,0 +1,224 @@
+"""`stripebench export harbor`: genuine Harbor tasks.
+
+Harbor itself (the `harbor` package, in the Python 3.12 venv `.venv-harbor` that
+scripts/setup.sh makes) lints and loads every exported task: `harbor lint` with its
+default rules, and its `Task` class, which validates the config and the verifier script.
+Our own tasks/ directories, by contrast, are refused by it.
+
+There is no Docker engine here, so the container's entrypoint and tests/test.sh run
+directly on this machine, with the container's paths pointed at temporary folders:
+the entrypoint starts a real emulator and the task's services, the reference solution
+runs, test.sh grades and writes Harbor's reward file (oracle 1.0, noop 0.0).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stripebench.harness.emulator import free_port
+from stripebench.harness.task import discover, load_task
+from stripebench.integrations.harbor_export import export_tasks
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).parent / "fixtures" / "tasks"
+HARBOR = ROOT / ".venv-harbor" / "bin"
+needs_harbor = pytest.mark.skipif(
+    not (HARBOR / "harbor").is_file(),
+    reason="Harbor's venv is missing: run scripts/setup.sh (it needs Python 3.12)")
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("harbor")
+    export_tasks(discover(ROOT / "tasks"), out)
+    return out
+
+
+def harbor_lint(*paths: Path) -> list[dict[str, Any]]:
+    done = subprocess.run([str(HARBOR / "harbor"), "lint", "--json", *map(str, paths)],
+                          capture_output=True, text=True, timeout=120)
+    findings: list[dict[str, Any]] = json.loads(done.stdout or "[]")
+    assert done.returncode == (1 if findings else 0), done.stderr
+    return findings
+
+
+LOAD = """
+import json, sys
+from harbor.models.task.task import Task
+for path in sys.argv[1:]:
+    task = Task(path)
+    print(json.dumps({"name": task.name, "instruction": task.instruction,
+                      "user": task.config.agent.user,
+                      "timeout": task.config.agent.timeout_sec,
+                      "healthcheck": task.config.environment.healthcheck.command}))
+"""
+
+
+@needs_harbor
+def test_every_exported_task_passes_harbor_lint_and_loads(exported: Path) -> None:
+    tasks = sorted(p for p in exported.iterdir() if p.is_dir())
+    assert [p.name for p in tasks] == sorted(t.id for t in discover(ROOT / "tasks"))
+    assert harbor_lint(*tasks) == []
+    done = subprocess.run([str(HARBOR / "python"), "-c", LOAD, *map(str, tasks)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    loaded = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [t["name"] for t in loaded] == [p.name for p in tasks]
+    for task, path in zip(loaded, tasks, strict=True):
+        ours = load_task(ROOT / "tasks" / path.name)
+        assert task["user"] == "agent" and task["timeout"] == ours.agent_timeout
+        assert ours.instruction.strip()[:200] in task["instruction"]
+        assert "/etc/stripebench/agent.env" in task["instruction"]
+        assert task["healthcheck"] == "test -f /etc/stripebench/ready"
+
+
+@needs_harbor
+def test_our_own_task_directories_are_not_harbor_tasks() -> None:
+    """Why the export exists: Harbor refuses tasks/ as it is."""
+    findings = harbor_lint(ROOT / "tasks" / "webhook-fulfillment")
+    messages = " ".join(f["message"] for f in findings)
+    assert "Missing OS-compatible verifier script" in messages
+    assert "Unknown field 'services'" in messages
+
+
+def test_export_layout_keeps_hidden_parts_out_of_the_image(exported: Path) -> None:
+    task = exported / "checkout-gym"
+    environment = task / "environment"
+    # the grader and the solution reach the container only at verification / oracle time
+    assert not (environment / "task" / "tests").exists()
+    assert not (environment / "task" / "solution").exists()
+    assert (task / "tests" / "test.sh").is_file() and (task / "tests" / "grade.py").is_file()
+    assert (task / "solution" / "solve.sh").is_file()
+    dockerfile = (environment / "Dockerfile").read_text()
+    assert "chmod 700 /opt/stripebench" in dockerfile  # task/, state/: root only
+    assert 'ENTRYPOINT ["/opt/stripebench/entrypoint.sh"]' in dockerfile
+    config = tomllib.loads((task / "task.toml").read_text())
+    assert config["metadata"]["stripebench"]["max_turns"] == load_task(
+        ROOT / "tasks" / "checkout-gym").max_turns
+    assert config["environment"]["network_mode"] == "no-network"
+    # the offline wheelhouse travels only with the task that installs from it
+    assert (exported / "sdk-upgrade-python" / "environment" / "caches" / "wheelhouse").is_dir()
+    assert not (environment / "caches").exists()
+
+
+# ---------------------------------------------------------------- the container, run here
+
+class Container:
+    """An exported task's container paths, mapped to temporary folders."""
+
+    def __init__(self, task_dir: Path, root: Path) -> None:
+        self.task_dir = task_dir
+        self.home, self.app = root / "opt", root / "app"
+        self.agent_env = root / "etc" / "agent.env"
+        self.reward = root / "logs" / "verifier" / "reward.json"
+        import shutil
+
+        shutil.copytree(task_dir / "environment" / "task", self.home / "task")
+        shutil.copytree(task_dir / "environment" / "task" / "environment", self.app)
+        self.env = {**os.environ, "STRIPEBENCH_HOME": str(self.home),
+                    "STRIPEBENCH_APP": str(self.app),
+                    "STRIPEBENCH_AGENT_ENV": str(self.agent_env),
+                    "STRIPEBENCH_EMULATOR_PORT": str(free_port()),
+                    "STRIPEBENCH_REWARD": str(self.reward),
+                    # this machine's ports are shared: the service gets a free one
+                    "STRIPEBENCH_SERVICE_PORTS": "fresh",
+                    "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+
+    def run(self, *command: str, cwd: Path = Path("/")) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(list(command), env=self.env, capture_output=True, text=True,
+                              timeout=300, cwd=cwd)
+
+    def stop(self) -> None:
+        described = self.home / "state" / "trial.json"
+        if described.is_file():
+            try:
+                os.kill(json.loads(described.read_text())["emulator_pid"], signal.SIGTERM)
+            except OSError:
+                pass
+
+
+@pytest.fixture()
+def shop(tmp_path: Path) -> Any:
+    export_tasks([load_task(FIXTURES / "fixture-shop")], tmp_path / "export")
+    container = Container(tmp_path / "export" / "fixture-shop", tmp_path / "container")
+    yield container
+    container.stop()
+
+
+def start(container: Container) -> None:
+    entry = container.task_dir / "environment" / "entrypoint.sh"
+    done = container.run("sh", str(entry), "true")  # `true`: Harbor's keep-alive command
+    assert done.returncode == 0, done.stderr
+    assert (container.agent_env.parent / "ready").is_file()
+
+
+def test_entrypoint_sets_the_trial_up_and_oracle_scores_one(shop: Container) -> None:
+    start(shop)
+    variables = shop.agent_env.read_text()
+    assert "export STRIPE_SECRET_KEY=sk_test_" in variables and "WEB_URL" in variables
+    assert "CONTROL_TOKEN" not in variables  # the control plane stays the harness's
+    assert (shop.home / "state").stat().st_mode & 0o777 == 0o700
+    # the task's service runs and answers (it reads customer.txt, absent yet)
+    web = next(line.split("=", 1)[1] for line in variables.splitlines()
+               if line.startswith("export WEB_URL="))
+    import httpx
+
+    assert httpx.get(f"{web}/health", timeout=5).status_code == 200
+    solve = shop.run("bash", str(shop.task_dir / "solution" / "solve.sh"))
+    assert solve.returncode == 0, solve.stderr
+    assert (shop.app / "customer.txt").read_text().startswith("cus_")
+    graded = shop.run("bash", str(shop.task_dir / "tests" / "test.sh"))
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    reward = json.loads(shop.reward.read_text())
+    assert reward == {"reward": 1.0, "gate:stripe_untouched": 1.0, "customer_created": 1.0,
+                      "customer_file": 1.0, "app_reports_customer": 1.0}
+
+
+def test_noop_scores_zero_in_harbors_reward_format(shop: Container) -> None:
+    start(shop)
+    graded = shop.run("bash", str(shop.task_dir / "tests" / "test.sh"))
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    reward = json.loads(shop.reward.read_text())
+    assert reward["reward"] == 0.0
+    assert all(isinstance(v, float) for v in reward.values())  # Harbor: numbers only
+
+
+def test_grading_kills_what_the_agent_left_in_the_workdir(shop: Container) -> None:
+    """A background process the agent left would otherwise rewrite files while the
+    grader reads them (and hold the service's port). The verifier's own shell works in
+    /app too (Harbor's workdir): it and test.sh must survive to deliver the reward."""
+    start(shop)
+    leftover = subprocess.Popen(["sh", "-c", "while :; do echo cus_forged > customer.txt; "
+                                 "sleep 0.05; done"], cwd=shop.app, start_new_session=True)
+    try:
+        graded = shop.run("bash", "-c", f"bash {shop.task_dir / 'tests' / 'test.sh'}; "
+                          "echo verifier shell alive", cwd=shop.app)
+        assert graded.returncode == 0, graded.stdout + graded.stderr
+        assert "verifier shell alive" in graded.stdout
+        assert leftover.wait(timeout=10) == -signal.SIGKILL
+        assert json.loads(shop.reward.read_text())["reward"] == 0.0
+    finally:
+        if leftover.poll() is None:
+            leftover.kill()
+
+
+def test_a_failing_setup_stops_the_container_loudly(tmp_path: Path) -> None:
+    export_tasks([load_task(FIXTURES / "fixture-broken-service")], tmp_path / "export")
+    container = Container(tmp_path / "export" / "fixture-broken-service", tmp_path / "c")
+    try:
+        done = container.run("sh", str(container.task_dir / "environment" / "entrypoint.sh"),
+                             "true")
+        assert done.returncode != 0
+        assert "could not be set up" in done.stderr
+        assert not (container.agent_env.parent / "ready").exists()
+    finally:
+        container.stop()
