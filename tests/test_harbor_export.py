@@ -31,9 +31,12 @@ from stripebench.integrations.harbor_export import export_tasks
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "tasks"
 HARBOR = ROOT / ".venv-harbor" / "bin"
-needs_harbor = pytest.mark.skipif(
-    not (HARBOR / "harbor").is_file(),
-    reason="Harbor's venv is missing: run scripts/setup.sh (it needs Python 3.12)")
+
+
+@pytest.fixture(scope="module")
+def harbor() -> None:
+    assert (HARBOR / "harbor").is_file(), \
+        "Harbor's venv .venv-harbor is missing: run scripts/setup.sh (it needs Python 3.12)"
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +66,8 @@ for path in sys.argv[1:]:
 """
 
 
-@needs_harbor
-def test_every_exported_task_passes_harbor_lint_and_loads(exported: Path) -> None:
+def test_every_exported_task_passes_harbor_lint_and_loads(exported: Path, harbor: None
+                                                          ) -> None:
     tasks = sorted(p for p in exported.iterdir() if p.is_dir())
     assert [p.name for p in tasks] == sorted(t.id for t in discover(ROOT / "tasks"))
     assert harbor_lint(*tasks) == []
@@ -81,8 +84,7 @@ def test_every_exported_task_passes_harbor_lint_and_loads(exported: Path) -> Non
         assert task["healthcheck"] == "test -f /etc/stripebench/ready"
 
 
-@needs_harbor
-def test_our_own_task_directories_are_not_harbor_tasks() -> None:
+def test_our_own_task_directories_are_not_harbor_tasks(harbor: None) -> None:
     """Why the export exists: Harbor refuses tasks/ as it is."""
     findings = harbor_lint(ROOT / "tasks" / "webhook-fulfillment")
     messages = " ".join(f["message"] for f in findings)
@@ -220,5 +222,27 @@ def test_a_failing_setup_stops_the_container_loudly(tmp_path: Path) -> None:
         assert done.returncode != 0
         assert "could not be set up" in done.stderr
         assert not (container.agent_env.parent / "ready").exists()
+    finally:
+        container.stop()
+
+
+@pytest.mark.parametrize("agent, wanted", [("oracle", 1.0), ("noop", 0.0)])
+def test_a_real_task_in_its_container_oracle_one_noop_zero(
+        exported: Path, tmp_path: Path, agent: str, wanted: float) -> None:
+    """webhook-fulfillment: a service, webhooks routed to it, a grader that restarts the
+    shop and replays deliveries; the reference solution registers its endpoint."""
+    container = Container(exported / "webhook-fulfillment", tmp_path)
+    try:
+        start(container)
+        if agent == "oracle":
+            solve = container.run("bash", str(container.task_dir / "solution" / "solve.sh"))
+            assert solve.returncode == 0, solve.stdout + solve.stderr
+        graded = container.run("bash", str(container.task_dir / "tests" / "test.sh"))
+        assert graded.returncode == 0, graded.stdout + graded.stderr
+        reward = json.loads(container.reward.read_text())
+        assert reward["reward"] == wanted, graded.stdout
+        assert all(isinstance(v, float) for v in reward.values()) and len(reward) > 1
+        if agent == "oracle":
+            assert reward["endpoint_registered"] == reward["forged_refused"] == 1.0
     finally:
         container.stop()
