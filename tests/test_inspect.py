@@ -142,3 +142,20 @@ def test_tasks_and_category_filter_the_samples() -> None:
         stripebench(category="full-stack", tasks_dir=str(FIXTURES))
     with pytest.raises(TaskError, match="unknown task"):
         stripebench(tasks="nope", tasks_dir=str(FIXTURES))
+
+
+def test_running_out_of_turns_is_scored_as_turn_limit(tmp_path: Path) -> None:
+    """As in `stripebench run`: the message limit ends the agent, the work is graded and
+    the score counts (status turn_limit)."""
+    model = get_model("stripebench-scripted/busy", script=[
+        ["bash", {"command": f"bash {SHOP_SOLUTION}"}]] + [["bash", {"command": "true"}]] * 5)
+    task = stripebench(tasks="fixture-shop", tasks_dir=str(FIXTURES),
+                       trials_dir=str(tmp_path / "trials"), max_messages=4)
+    log = read_eval_log(inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"),
+                                     display="none")[0].location)
+    assert log.samples is not None
+    sample = log.samples[0]
+    score = sample.scores["stripebench_grader"]  # type: ignore[index]
+    assert score.metadata["status"] == "turn_limit"
+    assert score.value == 1.0  # the solution ran in the first turn
+    assert sum(1 for m in sample.messages if m.role == "assistant") <= 3

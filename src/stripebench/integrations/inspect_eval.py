@@ -34,10 +34,11 @@ from inspect_ai.model import ChatMessageUser
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import mcp_server_stdio
-from inspect_ai.util import message_limit, sandbox, time_limit
+from inspect_ai.util import apply_limits, message_limit, sandbox, time_limit
 
 from ..harness.emulator import Emulator
 from ..harness.task import Task, discover, load_task, select
+from ..harness.trial import SCORED
 from .standing import StandingTrial, TrialSetupError, close_trial, grade_trial, open_trial
 
 # Inspect counts tokens with tiktoken, which downloads its ranks; `scripts/setup.sh` puts
@@ -110,7 +111,9 @@ def _open(task_def: Task, attempt: int, trial_dir: Path, workdir: Path) -> Stand
 @solver
 def mcp_agent(max_messages: int | None = None) -> Solver:
     """The model with our tools over MCP (`stripebench mcp --config` for this trial),
-    within the task's time limit and turn limit (a turn: one reply and its tool results)."""
+    within the task's time limit and turn limit (a turn: one reply and its tool results).
+    As in `stripebench run`, running out of turns is scored (`turn_limit`), running out
+    of time is graded for information only (`agent_timeout`)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         trial = _TRIALS[state.uuid]
@@ -118,10 +121,14 @@ def mcp_agent(max_messages: int | None = None) -> Solver:
                                   args=["-m", "stripebench.cli", "mcp", "--config",
                                         str(trial.mcp_config)])
         limit = max_messages or 2 * trial.task.max_turns + 1
+        limits = [time_limit(trial.agent_timeout), message_limit(len(state.messages) + limit)]
         async with server:
             state.tools = list(await server.tools())
-            with time_limit(trial.agent_timeout), message_limit(len(state.messages) + limit):
+            with apply_limits(limits, catch_errors=True) as scope:
                 state = await generate(state, tool_calls="loop")
+        if scope.limit_error is not None:
+            trial.record["status"] = "agent_timeout" if scope.limit_error.source is \
+                limits[0] else "turn_limit"
         return state
 
     return solve
@@ -140,10 +147,12 @@ def stripebench_grader() -> Any:
         reward = record.get("reward")
         explanation = f"status {record['status']}" + (
             f": {record['error']}" if record.get("error") else "")
-        return Score(value=float(reward) if reward is not None else 0.0,
+        # an unscored trial (timeout, grader error) counts 0, as in our reports
+        scored = record["status"] in SCORED and reward is not None
+        return Score(value=float(reward) if scored else 0.0,
                      answer=", ".join(record.get("submission", {}).get("modified", [])),
                      explanation=explanation,
-                     metadata={"status": record["status"],
+                     metadata={"status": record["status"], "reward": reward,
                                "subscores": record.get("subscores", {}),
                                "subproblems": {s.name: list(s.subscores)
                                                for s in trial.task.subproblems},
