@@ -148,8 +148,8 @@ def stripebench_grader() -> Any:
         explanation = f"status {record['status']}" + (
             f": {record['error']}" if record.get("error") else "")
         # an unscored trial (timeout, grader error) counts 0, as in our reports
-        scored = record["status"] in SCORED and reward is not None
-        return Score(value=float(reward) if scored else 0.0,
+        value = float(reward) if reward is not None and record["status"] in SCORED else 0.0
+        return Score(value=value,
                      answer=", ".join(record.get("submission", {}).get("modified", [])),
                      explanation=explanation,
                      metadata={"status": record["status"], "reward": reward,
