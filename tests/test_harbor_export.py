@@ -246,3 +246,40 @@ def test_a_real_task_in_its_container_oracle_one_noop_zero(
             assert reward["endpoint_registered"] == reward["forged_refused"] == 1.0
     finally:
         container.stop()
+
+
+def test_services_run_as_the_agent_user_and_grading_ends_its_processes(tmp_path: Path
+                                                                        ) -> None:
+    """In the container the agent is `agent`, not root: the services run as that user
+    (so the agent can restart them), and grading kills every process of that user,
+    wherever it works. Played here by `nobody`, in a folder it may enter."""
+    import pwd
+    import shutil
+    import tempfile
+
+    from stripebench.harness.trial import processes_in
+
+    nobody = pwd.getpwnam("nobody")
+    export_tasks([load_task(FIXTURES / "fixture-shop")], tmp_path / "export")
+    root = Path(tempfile.mkdtemp(prefix="stripebench-harbor-user-"))
+    root.chmod(0o755)
+    container = Container(tmp_path / "export" / "fixture-shop", root)
+    container.env["STRIPEBENCH_AGENT_USER"] = "nobody"
+    lurker = None
+    try:
+        start(container)
+        owners = {Path(f"/proc/{pid}").stat().st_uid for pid in processes_in(container.app)}
+        assert owners == {nobody.pw_uid}
+        assert (container.app / "app.py").stat().st_uid == nobody.pw_uid
+        lurker = subprocess.Popen(["setpriv", f"--reuid={nobody.pw_uid}",
+                                   f"--regid={nobody.pw_gid}", "--clear-groups", "sleep",
+                                   "300"], cwd="/")
+        graded = container.run("bash", str(container.task_dir / "tests" / "test.sh"))
+        assert graded.returncode == 0, graded.stdout + graded.stderr
+        assert lurker.wait(timeout=10) == -signal.SIGKILL
+        assert json.loads(container.reward.read_text())["reward"] == 0.0
+    finally:
+        if lurker is not None and lurker.poll() is None:
+            lurker.kill()
+        container.stop()
+        shutil.rmtree(root, ignore_errors=True)
