@@ -283,3 +283,20 @@ def test_services_run_as_the_agent_user_and_grading_ends_its_processes(tmp_path:
             lurker.kill()
         container.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_export_command(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from stripebench.cli import app
+
+    runner = CliRunner()
+    done = runner.invoke(app, ["export", "harbor", "--out", str(tmp_path / "out"),
+                               "--tasks-dir", str(FIXTURES), "--tasks", "fixture-shop"])
+    assert done.exit_code == 0, done.output
+    assert "1 Harbor task(s)" in done.output
+    assert (tmp_path / "out" / "fixture-shop" / "tests" / "test.sh").is_file()
+    unknown = runner.invoke(app, ["export", "harbor", "--out", str(tmp_path / "x"),
+                                  "--tasks-dir", str(FIXTURES), "--tasks", "nope"])
+    assert unknown.exit_code == 2 and "unknown task(s): nope" in unknown.output
+    assert not (tmp_path / "x").exists()
