@@ -300,3 +300,21 @@ def test_export_command(tmp_path: Path) -> None:
                                   "--tasks-dir", str(FIXTURES), "--tasks", "nope"])
     assert unknown.exit_code == 2 and "unknown task(s): nope" in unknown.output
     assert not (tmp_path / "x").exists()
+
+
+def test_an_ungradeable_trial_writes_no_reward_and_says_why(shop: Container) -> None:
+    """Harbor must see a verifier error, not a 0, when the trial cannot be graded (here
+    the emulator died): no reward file, exit 1, one line naming the reason."""
+    import time
+
+    start(shop)
+    shop.stop()  # the emulator dies under the trial
+    deadline = time.monotonic() + 10
+    pid = json.loads((shop.home / "state" / "trial.json").read_text())["emulator_pid"]
+    while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    graded = shop.run("bash", str(shop.task_dir / "tests" / "test.sh"))
+    assert graded.returncode == 1
+    assert "not graded (harness_error): the trial could not be graded" in graded.stderr
+    assert "Traceback" not in graded.stderr
+    assert not shop.reward.exists()

@@ -105,7 +105,8 @@ def open_trial(task: Task, emulator: Emulator, trial_dir: Path, workdir: Path, *
             raise TrialSetupError(f"the task's services did not start: {exc}") from None
         route_webhooks(emulator, account.id, sandbox, ports)
     except BaseException:
-        emulator.delete_account(account.id)
+        for made in [account.id, *setup_accounts(trial_dir)]:
+            emulator.delete_account(made)
         raise
     prompt = task_prompt(task, workdir, env, ports)
     (trial_dir / "prompt.md").write_text(prompt)
@@ -131,20 +132,22 @@ def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, An
     if trial.sandbox is not None:
         trial.sandbox.stop()
     kill_processes_in(trial.workdir)  # services the agent restarted itself
-    task = trial.task
-    if tests is not None:
-        task = _with_tests(task, tests, trial.trial_dir)
-    emulator, account = trial.emulator, trial.account
-    write_json_atomic(trial.trial_dir / "stripe_final.json", emulator.snapshot(account.id))
-    write_json_atomic(trial.trial_dir / "emulator_requests.json",
-                      emulator.requests(account.id))
-    if trial.task.environment.is_dir():
-        record["submission"] = submission_changes(trial.task.environment, trial.workdir)
-    config = TrialConfig(run_id=str(record.get("run_id", "standing")), agent_name="external",
-                         model=None, sandbox="local")
-    grade(task, trial.trial_dir, trial.workdir, trial.env, trial.ports, config, record,
-          webhooks=(emulator, account.id))
-    if record["status"] == "completed" and record["reward"] is None:
+    try:
+        task = trial.task if tests is None else _with_tests(trial.task, tests, trial.trial_dir)
+        emulator, account = trial.emulator, trial.account
+        write_json_atomic(trial.trial_dir / "stripe_final.json", emulator.snapshot(account.id))
+        write_json_atomic(trial.trial_dir / "emulator_requests.json",
+                          emulator.requests(account.id))
+        if trial.task.environment.is_dir():
+            record["submission"] = submission_changes(trial.task.environment, trial.workdir)
+        config = TrialConfig(run_id=str(record.get("run_id", "standing")),
+                             agent_name="external", model=None, sandbox="local")
+        grade(task, trial.trial_dir, trial.workdir, trial.env, trial.ports, config, record,
+              webhooks=(emulator, account.id))
+    except Exception as exc:  # noqa: BLE001 - recorded (harness_error), as run_trial does
+        record["reward"] = None
+        record["error"] = f"the trial could not be graded: {type(exc).__name__}: {exc}"
+    if record["status"] in ("completed", "turn_limit") and record["reward"] is None:
         record["status"] = "harness_error"
         record["error"] = record.get("error") or "no reward was recorded"
     write_json_atomic(trial.trial_dir / "result.json", record)
