@@ -30,6 +30,7 @@ from inspect_ai.model import (  # noqa: E402
 )
 from inspect_ai.tool import ToolChoice, ToolInfo  # noqa: E402
 
+from stripebench.harness.prompt import system_prompt  # noqa: E402
 from stripebench.harness.task import TaskError  # noqa: E402
 from stripebench.integrations.inspect_eval import stripebench  # noqa: E402
 
@@ -89,8 +90,11 @@ def test_mockllm_sample_is_set_up_offered_our_tools_and_scored(tmp_path: Path) -
     assert score.metadata["subscores"] == {"gate:stripe_untouched": 1.0,
                                            "customer_created": 0.0, "customer_file": 0.0,
                                            "app_reports_customer": 0.0}
-    # The model saw the trial's prompt (keys and the service's URL) and our MCP tools.
-    prompt = sample.messages[0].text
+    # The model saw our system prompt, the trial's prompt (keys and the service's URL)
+    # and our MCP tools.
+    assert sample.messages[0].role == "system"
+    assert sample.messages[0].text == system_prompt()
+    prompt = sample.messages[1].text
     assert "STRIPE_SECRET_KEY" in prompt and "WEB_URL" in prompt
     offered = {tool.name for event in sample.events if event.event == "model"
                for tool in event.tools}  # type: ignore[union-attr]
@@ -108,7 +112,9 @@ def test_scripted_model_runs_the_oracle_through_our_bash_tool(tmp_path: Path) ->
     ScriptedModel.offered.clear()
     model = get_model("stripebench-scripted/oracle", script=[
         ["bash", {"command": f"bash {SHOP_SOLUTION}"}],
-        ["bash", {"command": "cat customer.txt"}]])
+        ["bash", {"command": "cat customer.txt"}],
+        ["submit", {"summary": "customer created"}],
+        ["bash", {"command": "rm customer.txt"}]])  # never runs: submit ends the agent
     log = run(tmp_path, model, epochs=2)
     assert log.status == "success", log.error
     assert log.samples is not None and len(log.samples) == 2  # one per epoch
@@ -124,6 +130,7 @@ def test_scripted_model_runs_the_oracle_through_our_bash_tool(tmp_path: Path) ->
         customer = results[1].strip().splitlines()[-1]
         assert results[1].startswith("exit code 0") and customer.startswith("cus_")
         customers.add(customer)
+        assert sum(1 for m in sample.messages if m.role == "assistant") == 3
         transcript = Path(score.metadata["trial_dir"]) / "transcript.jsonl"
         assert '"tool_call"' in transcript.read_text()  # our server logged the calls
     # Each epoch is an attempt of its own: its own account, its own customer.

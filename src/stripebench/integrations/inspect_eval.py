@@ -30,13 +30,14 @@ import anyio.to_thread
 from inspect_ai import Task as InspectTask
 from inspect_ai import task
 from inspect_ai.dataset import Sample
-from inspect_ai.model import ChatMessageUser
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import mcp_server_stdio
 from inspect_ai.util import apply_limits, message_limit, sandbox, time_limit
 
 from ..harness.emulator import Emulator
+from ..harness.prompt import system_prompt
 from ..harness.task import Task, discover, load_task, select
 from ..harness.trial import SCORED
 from .standing import StandingTrial, TrialSetupError, close_trial, grade_trial, open_trial
@@ -80,7 +81,8 @@ def stripebench(tasks: str | list[str] | None = None, category: str | None = Non
 @solver
 def trial_setup(trials_dir: str) -> Solver:
     """Set the sample's trial up in the local sandbox's directory and give the model
-    the trial's prompt (the instruction plus its working directory, keys, services)."""
+    our built-in agents' system prompt and the trial's prompt (the instruction plus its
+    working directory, keys, services)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         task_def = load_task(Path(state.metadata["task_dir"]))
@@ -91,7 +93,8 @@ def trial_setup(trials_dir: str) -> Solver:
         with _LOCK:
             _TRIALS[state.uuid] = trial
         state.metadata["trial_dir"] = str(trial_dir)
-        state.messages = [ChatMessageUser(content=trial.prompt)]
+        state.messages = [ChatMessageSystem(content=system_prompt()),
+                          ChatMessageUser(content=trial.prompt)]
         return state
 
     return solve
@@ -125,7 +128,13 @@ def mcp_agent(max_messages: int | None = None) -> Solver:
         async with server:
             state.tools = list(await server.tools())
             with apply_limits(limits, catch_errors=True) as scope:
-                state = await generate(state, tool_calls="loop")
+                # one reply and its tool calls at a time: the agent ends when it answers
+                # without a tool call or calls `submit`, as our built-in loop does
+                while True:
+                    state = await generate(state, tool_calls="single")
+                    calls = state.output.message.tool_calls or []
+                    if not calls or any(c.function == "submit" for c in calls):
+                        break
         if scope.limit_error is not None:
             trial.record["status"] = "agent_timeout" if scope.limit_error.source is \
                 limits[0] else "turn_limit"
