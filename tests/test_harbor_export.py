@@ -93,19 +93,20 @@ def test_our_own_task_directories_are_not_harbor_tasks(harbor: None) -> None:
 
 
 def test_export_layout_keeps_hidden_parts_out_of_the_image(exported: Path) -> None:
-    task = exported / "checkout-gym"
+    task = exported / "webhook-fulfillment"
     environment = task / "environment"
     # the grader and the solution reach the container only at verification / oracle time
-    assert not (environment / "task" / "tests").exists()
-    assert not (environment / "task" / "solution").exists()
+    definition = environment / "project" / "tasks" / "webhook-fulfillment"
+    assert definition.is_dir()
+    assert not (definition / "tests").exists() and not (definition / "solution").exists()
     assert (task / "tests" / "test.sh").is_file() and (task / "tests" / "grade.py").is_file()
     assert (task / "solution" / "solve.sh").is_file()
     dockerfile = (environment / "Dockerfile").read_text()
-    assert "chmod 700 /opt/stripebench" in dockerfile  # task/, state/: root only
+    assert "chmod 700 /opt/stripebench" in dockerfile  # project/, state/: root only
     assert 'ENTRYPOINT ["/opt/stripebench/entrypoint.sh"]' in dockerfile
     config = tomllib.loads((task / "task.toml").read_text())
     assert config["metadata"]["stripebench"]["max_turns"] == load_task(
-        ROOT / "tasks" / "checkout-gym").max_turns
+        ROOT / "tasks" / "webhook-fulfillment").max_turns
     assert config["environment"]["network_mode"] == "no-network"
     # the offline wheelhouse travels only with the task that installs from it
     assert (exported / "sdk-upgrade-python" / "environment" / "caches" / "wheelhouse").is_dir()
@@ -124,8 +125,9 @@ class Container:
         self.reward = root / "logs" / "verifier" / "reward.json"
         import shutil
 
-        shutil.copytree(task_dir / "environment" / "task", self.home / "task")
-        shutil.copytree(task_dir / "environment" / "task" / "environment", self.app)
+        shutil.copytree(task_dir / "environment" / "project", self.home / "project")
+        shutil.copytree(task_dir / "environment" / "project" / "tasks" / task_dir.name /
+                        "environment", self.app)
         self.env = {**os.environ, "STRIPEBENCH_HOME": str(self.home),
                     "STRIPEBENCH_APP": str(self.app),
                     "STRIPEBENCH_AGENT_ENV": str(self.agent_env),
@@ -318,3 +320,21 @@ def test_an_ungradeable_trial_writes_no_reward_and_says_why(shop: Container) -> 
     assert "not graded (harness_error): the trial could not be graded" in graded.stderr
     assert "Traceback" not in graded.stderr
     assert not shop.reward.exists()
+
+
+@pytest.mark.parametrize("task_id", sorted(t.id for t in discover(ROOT / "tasks")))
+def test_every_exported_entrypoint_sets_its_trial_up(exported: Path, tmp_path: Path,
+                                                     task_id: str) -> None:
+    """The fixtures, the hidden setup (run from the root-only task definition, with the
+    npm packages it reads) and the services of every task come up in its container."""
+    container = Container(exported / task_id, tmp_path)
+    try:
+        start(container)
+        described = json.loads((container.home / "state" / "trial.json").read_text())
+        assert described["task"] == task_id
+        assert "STRIPE_SECRET_KEY" in container.agent_env.read_text()
+    finally:
+        from stripebench.integrations.standing import kill_processes_in
+
+        kill_processes_in(container.app)
+        container.stop()

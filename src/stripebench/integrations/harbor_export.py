@@ -6,9 +6,11 @@ reward.json shape, fields Harbor does not know). The export writes, per task:
     <id>/task.toml        Harbor's schema; our extra facts (services, sub-problems, turn
                           limit, API version) under [metadata.stripebench]
     <id>/instruction.md   the instruction plus the environment the agent works in
-    <id>/environment/     Dockerfile, entrypoint.sh, stripebench's source, task/ (the
-                          task definition and starter repo, root-only in the image),
-                          the offline package caches the task installs from
+    <id>/environment/     Dockerfile, entrypoint.sh, stripebench's source, project/
+                          (tasks/<id>/, the task definition and starter repo, laid out
+                          as in our repository, with the node_modules packages its
+                          hidden setup reads; root-only in the image), the offline
+                          package caches the task installs from
     <id>/tests/           test.sh (runs our hidden grader, writes Harbor's reward) and
                           our grader's files
     <id>/solution/        solve.sh (runs our reference solution in /app)
@@ -73,7 +75,9 @@ def export_task(task: Task, target: Path, root: Path) -> Path:
         shutil.rmtree(target)
     environment = target / "environment"
     _copy_source(root, environment / "stripebench")
-    _copy_definition(task, environment / "task")
+    project = environment / "project"
+    _copy_definition(task, project / "tasks" / task.id)
+    _copy_node_packages(task, project / "node_modules")
     caches = _copy_caches(task, environment)
     (environment / "Dockerfile").write_text(dockerfile(task, caches))
     _write_script(environment / "entrypoint.sh", ENTRYPOINT)
@@ -89,11 +93,31 @@ def export_task(task: Task, target: Path, root: Path) -> Path:
 
 
 def _copy_definition(task: Task, into: Path) -> None:
-    """What the container needs to set the trial up (never tests/ or solution/)."""
+    """What the container needs to set the trial up: tests/ and solution/ only for a
+    task with a hidden [setup], which may run from there (root-only in the image, like
+    the rest of the definition: the agent's user cannot read it)."""
+    hidden = set() if task.setup_command else {"tests", "solution"}
     shutil.copytree(task.path, into, symlinks=False,
                     ignore=lambda folder, names: [n for n in names if Path(folder) == task.path
-                                                  and n in ("tests", "solution")]
+                                                  and n in hidden]
                     + [n for n in names if n in ("__pycache__", "node_modules")])
+    (into / "environment").mkdir(exist_ok=True)  # the Dockerfile copies it to /app
+
+
+def _copy_node_packages(task: Task, into: Path) -> None:
+    """The project's npm packages a task's hidden setup reads (say, connect-js it
+    vendors into the starter), at the same place relative to the task as in our repo."""
+    installed = source_tree() / "node_modules"
+    if not task.setup_command or not installed.is_dir():
+        return
+    texts = "\n".join(p.read_text(errors="ignore") for p in task.tests.rglob("*.py"))
+    names = [p.name for p in installed.iterdir() if not p.name.startswith((".", "@"))]
+    names += [f"{scope.name}/{p.name}" for scope in installed.glob("@*") for p in
+              scope.iterdir()]
+    for name in names:
+        if f'"{name}"' in texts or f"/{name}/" in texts or \
+                " / ".join(f'"{part}"' for part in name.split("/")) in texts:
+            shutil.copytree(installed / name, into / name, symlinks=False)
 
 
 def _copy_caches(task: Task, environment: Path) -> list[str]:
@@ -150,8 +174,8 @@ RUN apt-get update \\
 COPY stripebench/ {HOME}/src/
 RUN pip install --no-cache-dir {HOME}/src playwright=={version}
 
-COPY task/ {HOME}/task/
-COPY task/environment/ {APP}/
+COPY project/ {HOME}/project/
+COPY project/tasks/{task.id}/environment/ {APP}/
 COPY entrypoint.sh {HOME}/entrypoint.sh
 {cache_lines}
 RUN useradd --create-home --shell /bin/bash {AGENT_USER} \\
@@ -165,6 +189,7 @@ RUN useradd --create-home --shell /bin/bash {AGENT_USER} \\
 # ones through bash.bashrc, `bash -c` through BASH_ENV.
 ENV BASH_ENV={AGENT_ENV} \\
     STRIPEBENCH_HOME={HOME} \\
+    STRIPEBENCH_TASK={task.id} \\
     STRIPEBENCH_APP={APP} \\
     STRIPEBENCH_AGENT_ENV={AGENT_ENV} \\
     STRIPEBENCH_AGENT_USER={AGENT_USER} \\

@@ -13,7 +13,8 @@ restarts the services and runs the hidden grader as `stripebench run` does, then
 Harbor's reward: a flat map of numbers, `reward` being the total.
 
 Where things are (the defaults are the container's; the tests point them elsewhere):
-STRIPEBENCH_HOME (/opt/stripebench: task/ the task definition, state/ the trial),
+STRIPEBENCH_HOME (/opt/stripebench: project/tasks/<id>/ the task definition, state/ the
+trial), STRIPEBENCH_TASK (the id; default: the one task there),
 STRIPEBENCH_APP (/app, the workdir), STRIPEBENCH_AGENT_ENV (/etc/stripebench/agent.env),
 STRIPEBENCH_EMULATOR_PORT (12111), STRIPEBENCH_AGENT_USER (unset: services run as the
 caller), STRIPEBENCH_SERVICE_PORTS (`declared`; `fresh` when sharing a machine's ports).
@@ -46,6 +47,17 @@ READY_NAME = "ready"
 
 def _home() -> Path:
     return Path(os.environ.get("STRIPEBENCH_HOME", "/opt/stripebench"))
+
+
+def _task() -> Task:
+    tasks = _home() / "project" / "tasks"
+    chosen = os.environ.get("STRIPEBENCH_TASK")
+    if chosen:
+        return load_task(tasks / chosen)
+    found = sorted(p for p in tasks.iterdir() if (p / "task.toml").is_file())
+    if len(found) != 1:
+        raise SystemExit(f"stripebench: expected one task under {tasks}, found {len(found)}")
+    return load_task(found[0])
 
 
 def _app() -> Path:
@@ -98,7 +110,7 @@ def start() -> int:
     state = home / "state"
     state.mkdir(parents=True, exist_ok=True)
     state.chmod(0o700)  # the control token, seed snapshot and hidden setup output
-    task = load_task(home / "task")
+    task = _task()
     # Nothing of ours may work inside the workdir: grading kills every process there.
     os.chdir(state)
     port = int(os.environ.get("STRIPEBENCH_EMULATOR_PORT", "12111"))
@@ -134,7 +146,7 @@ def start() -> int:
 
 def grade(tests: Path, reward: Path) -> int:
     home = _home()
-    task = load_task(home / "task")
+    task = _task()
     os.chdir(home / "state")
     user = os.environ.get("STRIPEBENCH_AGENT_USER") or None
     if user:  # wherever they work, the agent's processes are over (see kill_user)
