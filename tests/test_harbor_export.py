@@ -108,6 +108,12 @@ def test_export_layout_keeps_hidden_parts_out_of_the_image(exported: Path) -> No
     assert config["metadata"]["stripebench"]["max_turns"] == load_task(
         ROOT / "tasks" / "webhook-fulfillment").max_turns
     assert config["environment"]["network_mode"] == "no-network"
+    # a task whose hidden setup runs from its tests/ and solution/ keeps them, root-only,
+    # with the npm package its setup vendors into the starter
+    connect = exported / "connect-payments-dashboard" / "environment" / "project"
+    assert (connect / "tasks" / "connect-payments-dashboard" / "tests" / "prepare.py").is_file()
+    assert (connect / "node_modules" / "@stripe" / "connect-js" / "dist").is_dir()
+    assert [p.name for p in (connect / "node_modules").iterdir()] == ["@stripe"]
     # the offline wheelhouse travels only with the task that installs from it
     assert (exported / "sdk-upgrade-python" / "environment" / "caches" / "wheelhouse").is_dir()
     assert not (environment / "caches").exists()
