@@ -38,6 +38,38 @@ if [ -f package.json ]; then
   npm install --prefer-offline --silent --no-audit --no-fund >/dev/null
 fi
 
+# Inspect AI (a dev dependency) counts tokens with tiktoken's o200k_base ranks, which
+# tiktoken downloads from a host these machines cannot reach: the same ranks come from
+# the npm package js-tiktoken, converted and checked against tiktoken's pinned hash.
+if [ -z "$(ls -A .cache/tiktoken 2>/dev/null)" ]; then
+  scratch="$(mktemp -d)"
+  (cd "$scratch" && npm pack --silent js-tiktoken@1.0.21 >/dev/null && tar xzf js-tiktoken-*.tgz)
+  .venv/bin/python scripts/tiktoken_offline.py "$scratch/package" .cache/tiktoken
+  rm -rf "$scratch"
+fi
+
+# Harbor (the Terminal-Bench 2 harness) needs Python >= 3.12: its own venv, .venv-harbor,
+# checks the tasks `stripebench export harbor` writes (tests/test_harbor_export.py).
+harbor_pin='harbor==0.26.0'
+if ! .venv-harbor/bin/pip show harbor 2>/dev/null | grep -qx "Version: ${harbor_pin#harbor==}"; then
+  python312=""
+  for candidate in python3.12 python3.13 python3.14 \
+      "$(pyenv root 2>/dev/null)"/versions/3.1[2-9]*/bin/python3; do
+    if "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then
+      python312="$candidate"; break
+    fi
+  done
+  if [ -z "$python312" ]; then
+    echo "setup: Harbor needs Python 3.12 or newer and none was found (tried python3.12," \
+         "python3.13, python3.14 and pyenv's versions); install one, e.g." \
+         "'pyenv install 3.12', then run setup again" >&2
+    exit 1
+  fi
+  [ -x .venv-harbor/bin/python ] || "$python312" -m venv .venv-harbor
+  .venv-harbor/bin/pip install -q --upgrade pip >/dev/null
+  .venv-harbor/bin/pip install -q "$harbor_pin"
+fi
+
 # The docs index: the API reference is generated here from the installed stripe SDK (and
 # regenerated whenever the SDK or the guides change), so the first search is instant.
 .venv/bin/stripebench docs build >/dev/null

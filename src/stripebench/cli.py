@@ -171,6 +171,10 @@ app.command("compare")(harness_cli.compare_command)
 app.command("mcp")(harness_cli.mcp_command)
 app.add_typer(harness_cli.tasks_app, name="tasks")
 
+from .integrations.cli import export_app  # noqa: E402
+
+app.add_typer(export_app, name="export")
+
 
 def main() -> None:
     app()

@@ -1,6 +1,7 @@
 """Task directories: `task.toml`, `instruction.md`, `environment/`, `tests/`, `solution/`.
 
-The layout follows Harbor (Terminal-Bench 2) so tasks can move between the two; the
+The layout resembles Harbor's (Terminal-Bench 2) but is not a Harbor task: `stripebench
+export harbor` writes genuine ones (integrations/harbor_export.py). The
 stripebench-specific parts are `[[services]]` (what the environment runs and how to know
 it is up), `[stripe]` (API version and fixtures to seed) and `[[subproblems]]`.
 The full format is documented in docs/tasks.md.

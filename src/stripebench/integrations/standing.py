@@ -1,0 +1,222 @@
+"""A trial that stands open while another framework runs the agent.
+
+`stripebench run` owns its agent loop (`harness.trial.run_trial`). Inspect and Harbor
+bring their own, so the trial is split at the agent: `open_trial` does run_trial's
+set-up (workdir, emulator account, fixtures, the hidden setup, services, webhook routes,
+prompt and mcp.json) and `grade_trial` its grading (stop what the agent left running,
+snapshot the account, restart the services, run the hidden grader), both with the
+harness's own functions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..harness import fixtures as fixture_mod
+from ..harness.emulator import Account, Emulator
+from ..harness.prompt import task_prompt
+from ..harness.sandbox import Sandbox, make_sandbox
+from ..harness.task import Task
+from ..harness.trial import (
+    TrialConfig,
+    _agent_env,
+    _start_services,
+    grade,
+    processes_in,
+    route_webhooks,
+    run_setup,
+    service_env,
+    service_ports,
+    setup_accounts,
+    submission_changes,
+    write_json_atomic,
+)
+
+
+class TrialSetupError(RuntimeError):
+    """The trial could not be set up (fixtures, setup step or services failed)."""
+
+
+@dataclass
+class StandingTrial:
+    task: Task
+    attempt: int
+    trial_dir: Path
+    workdir: Path
+    emulator: Emulator
+    account: Account
+    env: dict[str, str]
+    ports: dict[str, int]
+    prompt: str
+    mcp_config: Path
+    agent_timeout: float
+    sandbox: Sandbox | None = None
+    record: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> dict[str, Any]:
+        """What a later process needs to grade this trial (Harbor's test.sh)."""
+        return {"task": self.task.id, "attempt": self.attempt,
+                "trial_dir": str(self.trial_dir), "workdir": str(self.workdir),
+                "emulator": self.emulator.base, "control_token": self.emulator.control_token,
+                "account": self.account.__dict__, "env": self.env, "ports": self.ports,
+                "agent_timeout": self.agent_timeout}
+
+
+def open_trial(task: Task, emulator: Emulator, trial_dir: Path, workdir: Path, *,
+               attempt: int = 1, fixed_ports: bool = False, copy_environment: bool = True,
+               run_id: str = "standing") -> StandingTrial:
+    """Set the trial up as `run_trial` does, up to the agent. `fixed_ports`: the
+    services keep their declared ports (a container of their own) instead of fresh
+    ones. Raises TrialSetupError naming what failed."""
+    trial_dir.mkdir(parents=True, exist_ok=True)
+    if copy_environment and task.environment.is_dir():
+        shutil.copytree(task.environment, workdir, symlinks=True, dirs_exist_ok=True)
+    workdir.mkdir(parents=True, exist_ok=True)
+    account = emulator.create_account(emulator.trial_account_id(task.id, attempt),
+                                      task.api_version)
+    try:
+        emulator.route_webhooks(account.id, {})  # nothing reachable until the services run
+        try:
+            refs = fixture_mod.seed(emulator.base, account.secret_key, task.fixtures,
+                                    task.api_version)
+        except Exception as exc:  # noqa: BLE001 - a failing fixture names its call
+            raise TrialSetupError(f"seeding the fixtures failed: {exc}") from None
+        write_json_atomic(trial_dir / "fixtures.json", refs)
+        write_json_atomic(trial_dir / "stripe_seed.json", emulator.snapshot(account.id))
+        ports = service_ports(task, "fixed" if fixed_ports else "local")
+        env = {**_agent_env(account, emulator), **service_env(task, ports)}
+        if task.setup_command:
+            try:
+                run_setup(task, workdir, env, emulator, trial_dir)
+            except Exception as exc:  # noqa: BLE001 - the harness's _Stop carries why
+                raise TrialSetupError(str(exc)) from None
+        sandbox = make_sandbox("local", workdir, env)
+        try:
+            _start_services(sandbox, task, ports)
+        except Exception as exc:  # noqa: BLE001 - SandboxError: which service, its log
+            sandbox.stop()
+            raise TrialSetupError(f"the task's services did not start: {exc}") from None
+        route_webhooks(emulator, account.id, sandbox, ports)
+    except BaseException:
+        for made in [account.id, *setup_accounts(trial_dir)]:
+            emulator.delete_account(made)
+        raise
+    prompt = task_prompt(task, workdir, env, ports)
+    (trial_dir / "prompt.md").write_text(prompt)
+    mcp_config = trial_dir / "mcp.json"
+    write_json_atomic(mcp_config, {"workdir": str(workdir), "sandbox": "local", "env": env,
+                                   "transcript": str(trial_dir / "transcript.jsonl"),
+                                   "deadline_unix": time.time() + task.agent_timeout})
+    record: dict[str, Any] = {"task": task.id, "category": task.category,
+                              "attempt": attempt, "run_id": run_id, "status": "completed",
+                              "reward": None, "subscores": {}, "error": None, "notes": [],
+                              "account": account.id, "ports": ports}
+    return StandingTrial(task, attempt, trial_dir, workdir, emulator, account, env, ports,
+                         prompt, mcp_config, task.agent_timeout, sandbox, record)
+
+
+def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, Any]:
+    """Grade the agent's work as `run_trial` does after the agent: every process it
+    left in the workdir dies, the final snapshot and request log are saved, then the
+    services restart and the hidden grader runs. `tests`: the grader's folder when it
+    is not the task's own tests/ (Harbor uploads it to /tests at verification).
+    Returns the record: status, reward, subscores, error."""
+    record = trial.record
+    if trial.sandbox is not None:
+        trial.sandbox.stop()
+    kill_processes_in(trial.workdir)  # services the agent restarted itself
+    try:
+        task = trial.task if tests is None else _with_tests(trial.task, tests, trial.trial_dir)
+        emulator, account = trial.emulator, trial.account
+        write_json_atomic(trial.trial_dir / "stripe_final.json", emulator.snapshot(account.id))
+        write_json_atomic(trial.trial_dir / "emulator_requests.json",
+                          emulator.requests(account.id))
+        if trial.task.environment.is_dir():
+            record["submission"] = submission_changes(trial.task.environment, trial.workdir)
+        config = TrialConfig(run_id=str(record.get("run_id", "standing")),
+                             agent_name="external", model=None, sandbox="local")
+        grade(task, trial.trial_dir, trial.workdir, trial.env, trial.ports, config, record,
+              webhooks=(emulator, account.id))
+    except Exception as exc:  # noqa: BLE001 - recorded (harness_error), as run_trial does
+        record["reward"] = None
+        record["error"] = f"the trial could not be graded: {type(exc).__name__}: {exc}"
+    if record["status"] in ("completed", "turn_limit") and record["reward"] is None:
+        record["status"] = "harness_error"
+        record["error"] = record.get("error") or "no reward was recorded"
+    write_json_atomic(trial.trial_dir / "result.json", record)
+    return record
+
+
+def close_trial(trial: StandingTrial) -> None:
+    """Stop the services and delete the trial's accounts (and any its setup made)."""
+    if trial.sandbox is not None:
+        trial.sandbox.stop()
+    kill_processes_in(trial.workdir)
+    for account_id in [trial.account.id, *setup_accounts(trial.trial_dir)]:
+        try:
+            trial.emulator.delete_account(account_id)
+        except Exception:  # noqa: BLE001 - the emulator may be gone already
+            pass
+
+
+def kill_processes_in(workdir: Path) -> None:
+    """Kill every process working inside `workdir` (what the agent left running), but
+    never this process or those it runs under: in a container the framework's own
+    shell that started the grader may well work there too."""
+    spared = _ancestors()
+    for pid in processes_in(workdir):
+        if pid not in spared:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def _ancestors() -> set[int]:
+    found, pid = {1}, os.getpid()
+    while pid > 1 and pid not in found:
+        found.add(pid)
+        try:  # /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return found
+
+
+def reopen_trial(task: Task, description: dict[str, Any]) -> StandingTrial:
+    """The trial `describe()` wrote down, from another process (Harbor's test.sh)."""
+    emulator = Emulator(description["emulator"], description.get("control_token"))
+    trial_dir = Path(description["trial_dir"])
+    return StandingTrial(task, int(description["attempt"]), trial_dir,
+                         Path(description["workdir"]), emulator,
+                         Account(**description["account"]), dict(description["env"]),
+                         {k: int(v) for k, v in description["ports"].items()},
+                         prompt="", mcp_config=trial_dir / "mcp.json",
+                         agent_timeout=float(description["agent_timeout"]),
+                         record={"task": task.id, "category": task.category,
+                                 "attempt": description["attempt"], "status": "completed",
+                                 "reward": None, "subscores": {}, "error": None,
+                                 "notes": [], "account": description["account"]["id"]})
+
+
+def _with_tests(task: Task, tests: Path, trial_dir: Path) -> Task:
+    """The task with its grader taken from `tests` (copied next to the trial)."""
+    from dataclasses import replace
+
+    holder = trial_dir / "grader-task"
+    if holder.exists():
+        shutil.rmtree(holder)
+    shutil.copytree(tests, holder / "tests")
+    return replace(task, path=holder)
+
+
+def load_description(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
