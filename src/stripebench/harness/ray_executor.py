@@ -230,21 +230,22 @@ def run_on_worker(task_id: str, task_dir_name: str, attempt: int, config: TrialC
             break
         lost.append(record["error"] or "")  # restarted already: redo from scratch
     record["notes"] += [f"redone after the emulator died: {e}" for e in lost]
-    record["executor"] = {"kind": "ray", "host": socket.gethostname(),
-                          "node_ip": _node_ip(), "worker_pid": os.getpid(),
-                          "scratch": str(folder)}
+    record["executor"] = {"kind": "ray", "host": socket.gethostname(), **_node(),
+                          "worker_pid": os.getpid(), "scratch": str(folder)}
     archive = pack(folder, skip=NOT_SENT_BACK, leave_out=("result.json",))
     shutil.rmtree(folder, ignore_errors=True)
     return record, archive
 
 
-def _node_ip() -> str | None:
+def _node() -> dict[str, str]:
+    """Which Ray node ran the trial (for the record)."""
     try:
         import ray
 
-        return str(ray.util.get_node_ip_address())
+        return {"node_id": ray.get_runtime_context().get_node_id(),
+                "node_ip": ray.util.get_node_ip_address()}
     except Exception:  # noqa: BLE001 - informative only
-        return None
+        return {}
 
 
 def failed_record(task: Task, attempt: int, config: TrialConfig, status: str, error: str,
