@@ -97,6 +97,14 @@ def result(out: Path, task: str, attempt: int) -> dict[str, Any]:
     return data
 
 
+def running(pid: int) -> bool:
+    """Alive and not a zombie (dead, waiting to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def emulators_of(host_pid: str) -> list[int]:
     """Emulator servers whose data folder names this worker (host-pid)."""
     found = []
@@ -252,3 +260,27 @@ def test_trial_archives_keep_the_layout_and_refuse_what_points_out(tmp_path: Pat
     assert sorted(refused) == ["workdir/passwd", "workdir/pipe", "workdir/up"]
     assert (dest / "workdir" / "inside").read_text() == "print('hi')\n"
     assert not (dest / "workdir" / "passwd").exists() and not (dest / "workdir" / "up").exists()
+
+
+@pytest.mark.parametrize("die_with_parent", [True, False])
+def test_a_workers_emulator_dies_with_it_even_by_kill_9(tmp_path: Path,
+                                                        die_with_parent: bool) -> None:
+    """The guard a Ray worker's emulator has on any cluster: the kernel's parent-death
+    signal. Without it (the local executor's default) the server outlives its parent."""
+    code = ("import sys, time\nfrom pathlib import Path\n"
+            "from stripebench.harness.emulator import Emulator\n"
+            f"e = Emulator.start(data=Path(sys.argv[1]), die_with_parent={die_with_parent})\n"
+            "print(e.process.pid, flush=True)\ntime.sleep(120)\n")
+    parent = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "emu")],
+                              stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    server = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 5
+    while running(server) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = running(server)
+    if alive:
+        os.kill(server, signal.SIGKILL)
+    assert alive is not die_with_parent
