@@ -41,7 +41,7 @@ def _die_with_parent() -> None:
 try:  # loaded before any fork: the child only calls it
     import ctypes
 
-    _LIBC = ctypes.CDLL(None, use_errno=True)
+    _LIBC: Any = ctypes.CDLL(None, use_errno=True)
 except OSError:  # pragma: no cover - not Linux
     _LIBC = None
 
