@@ -52,11 +52,12 @@ class RayCluster:
 
 
 @pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[RayCluster]:
+def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster]:
     # Token authentication (Ray's default for new clusters) with a token of our own; the
-    # Ray processes inherit these from this process.
+    # Ray processes (and so the workers' scratch folders) inherit these from this process.
     env = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token",
-           "RAY_AUTH_TOKEN": secrets.token_hex(16)}
+           "RAY_AUTH_TOKEN": secrets.token_hex(16),
+           "STRIPEBENCH_RAY_SCRATCH": str(tmp_path_factory.mktemp("ray-scratch"))}
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     from ray.cluster_utils import Cluster
@@ -284,3 +285,12 @@ def test_a_workers_emulator_dies_with_it_even_by_kill_9(tmp_path: Path,
     if alive:
         os.kill(server, signal.SIGKILL)
     assert alive is not die_with_parent
+
+
+def test_executor_options_are_checked() -> None:
+    for args, message in ((["--executor", "threads"], "--executor must be local or ray"),
+                          (["--ray-address", "127.0.0.1:1"], "--ray-address needs --executor")):
+        done = subprocess.run([sys.executable, "-m", "stripebench.cli", "run", "--agent",
+                               "noop", "--tasks-dir", str(FIXTURES), *args],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and message in done.stderr

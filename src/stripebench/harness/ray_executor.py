@@ -360,7 +360,13 @@ def execute_ray(plan: RunPlan, make_agent: Callable[[], Agent],
                 record, archive = failed_record(
                     task, attempt, config, "harness_error",
                     f"{why}: {type(exc).__name__}: {str(exc)[:1500]}", submitted), b""
-            store_trial(plan.out, record, archive)
+            try:
+                store_trial(plan.out, record, archive)
+            except (OSError, tarfile.TarError, EOFError) as exc:  # the archive, not the run
+                record = failed_record(task, attempt, config, "harness_error",
+                                       f"the trial's folder could not be stored: "
+                                       f"{type(exc).__name__}: {exc}", submitted)
+                store_trial(plan.out, record, b"")
             results.append(record)
             if on_result is not None:
                 on_result(record)
