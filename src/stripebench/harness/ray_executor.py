@@ -24,6 +24,7 @@ import atexit
 import dataclasses
 import hashlib
 import io
+import logging
 import os
 import shutil
 import socket
@@ -293,17 +294,17 @@ def connect(address: str | None, parallel: int | None) -> bool:
                        "scripts/setup.sh)") from None
     if ray.is_initialized():
         return False
-    quiet = {"log_to_driver": False, "logging_level": "WARNING"}
+    quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING}
     env = {k: v for k, v in os.environ.items() if k.startswith(FORWARDED_ENV)}
     runtime_env = {"env_vars": env} if env else None
     try:
         if address:
-            ray.init(address=address, runtime_env=runtime_env, **quiet)  # type: ignore[arg-type]
+            ray.init(address=address, runtime_env=runtime_env, **quiet)
             return False
         cpus = parallel or os.cpu_count() or 1
         ray.init(num_cpus=cpus, resources={BROWSER_TAG: max(1, cpus // 2)},
                  include_dashboard=False, runtime_env=runtime_env,
-                 **quiet)  # type: ignore[arg-type]
+                 **quiet)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise RunError(f"could not reach the Ray cluster{f' at {address}' if address else ''}"
                        f": {exc}") from None
