@@ -21,6 +21,7 @@ picks, so a trial redone on another worker gets the same account and object ids.
 from __future__ import annotations
 
 import atexit
+import copy
 import dataclasses
 import hashlib
 import io
@@ -225,7 +226,7 @@ def run_on_worker(task_id: str, task_dir_name: str, attempt: int, config: TrialC
         record = failed_record(task, attempt, config, "emulator_error", str(exc), started)
         return record, b""
     while True:
-        record = run_trial(task, attempt, folder, agent, emulator, config)
+        record = run_trial(task, attempt, folder, copy.deepcopy(agent), emulator, config)
         if record["status"] != "emulator_error" or \
                 emulator.generation > MAX_EMULATOR_RESTARTS:
             break
