@@ -294,3 +294,21 @@ def test_executor_options_are_checked() -> None:
                                "noop", "--tasks-dir", str(FIXTURES), *args],
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and message in done.stderr
+
+
+def test_without_an_address_a_run_starts_its_own_ray(tmp_path: Path,
+                                                     ray_cluster: RayCluster) -> None:
+    """Even with another cluster up on this machine (the module's, which a bare
+    ray.init() would join), the run gets a Ray of its own and stops it at the end."""
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "stripebench.cli", "run", "--executor", "ray",
+                           "--agent", "noop", "--tasks-dir", str(FIXTURES), "--tasks",
+                           "fixture-shop", "--sandbox", "local", "--parallel", "1", "--out",
+                           str(out), "--no-report"], capture_output=True, text=True,
+                          timeout=240, env={**os.environ, "RAY_ADDRESS": ray_cluster.address})
+    assert done.returncode == 0, done.stderr
+    record = result(out, "fixture-shop", 1)
+    assert record["status"] == "completed" and record["reward"] == 0.0
+    assert record["executor"]["node_id"] not in (ray_cluster.browser_node,
+                                                 ray_cluster.plain_node)
+    assert record["executor"]["node_ip"] == "127.0.0.1"

@@ -303,7 +303,8 @@ def connect(address: str | None, parallel: int | None) -> bool:
             ray.init(address=address, runtime_env=runtime_env, **quiet)
             return False
         cpus = parallel or os.cpu_count() or 1
-        ray.init(num_cpus=cpus, resources={BROWSER_TAG: max(1, cpus // 2)},
+        # "local": a new instance even where `ray start` left one to auto-connect to
+        ray.init(address="local", num_cpus=cpus, resources={BROWSER_TAG: max(1, cpus // 2)},
                  include_dashboard=False, runtime_env=runtime_env,
                  **quiet)
     except (ConnectionError, RuntimeError, ValueError) as exc:
