@@ -236,6 +236,15 @@ def test_resources_follow_the_task_and_infeasible_runs_fail_before_submitting() 
     check_feasible([shop], cpu_only)
     with pytest.raises(RunError, match="card-element-to-checkout.*browser"):
         check_feasible([shop, browser_task], cpu_only)  # the browser node is dead
+    greedy = load_task(FIXTURES / "fixture-shop")
+    for value in ("two", 0, True):
+        greedy.raw["environment"] = {"cpus": value}
+        with pytest.raises(RunError, match="cpus must be a positive number"):
+            trial_resources(greedy)
+    greedy.raw["environment"] = {"cpus": 4, "memory_mb": 512}
+    assert trial_resources(greedy)["num_cpus"] == 4.0
+    with pytest.raises(RunError, match="fixture-shop: a trial needs CPU 4"):
+        check_feasible([greedy], cpu_only)  # no live node has 4 CPUs
     small = [{"Alive": True, "Resources": {"CPU": 2.0, "memory": 512 * 2**20,
                                            "browser": 1.0}}]
     with pytest.raises(RunError, match="memory 1024 MiB"):

@@ -79,10 +79,14 @@ def trial_resources(task: Task) -> dict[str, Any]:
     """The Ray task options declaring what one trial of `task` needs."""
     environment = task.raw.get("environment", {})
     browser = BROWSER_TAG in task.tags
-    cpus = float(environment.get("cpus", DEFAULT_CPUS))
-    memory_mb = int(environment.get("memory_mb",
-                                    BROWSER_MEMORY_MB if browser else DEFAULT_MEMORY_MB))
-    return {"num_cpus": cpus, "memory": memory_mb * 1024 * 1024,
+    cpus = environment.get("cpus", DEFAULT_CPUS)
+    memory_mb = environment.get("memory_mb",
+                                BROWSER_MEMORY_MB if browser else DEFAULT_MEMORY_MB)
+    for key, value in (("cpus", cpus), ("memory_mb", memory_mb)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise RunError(f"{task.id}: [environment] {key} must be a positive number, "
+                           f"got {value!r}")
+    return {"num_cpus": float(cpus), "memory": int(memory_mb * 1024 * 1024),
             "resources": {BROWSER_TAG: 1} if browser else {}}
 
 
