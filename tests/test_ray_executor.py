@@ -200,6 +200,51 @@ def test_a_worker_killed_mid_trial_loses_only_that_try(tmp_path: Path,
         time.sleep(0.2)
 
 
+def test_a_worker_dying_past_its_retries_is_a_harness_error_retry_errors_redoes(
+        tmp_path: Path, ray_cluster: RayCluster) -> None:
+    pids = tmp_path / "worker-pids"
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"tool": "bash", "args": {"command": f"echo $PPID >> {pids}"}},
+                                  {"sleep": 6}, *PASS_STEPS]))
+    out = tmp_path / "run"
+    command = run_command(ray_cluster, out, "--agent", "scripted", "--script", str(script),
+                          "--sandbox", "local")
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **ray_cluster.env,
+                                 "STRIPEBENCH_RAY_RETRIES": "0"})
+    deadline = time.monotonic() + 120
+    while not pids.exists() or not pids.read_text().strip():
+        assert time.monotonic() < deadline and proc.poll() is None, "no trial started"
+        time.sleep(0.1)
+    os.kill(int(pids.read_text().split()[0]), signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 0, stderr  # the run goes on: the trial is recorded as lost
+    record = result(out, "fixture-shop", 1)
+    assert record["status"] == "harness_error" and record["reward"] is None
+    assert "the trial's Ray worker died 1 time(s)" in record["error"]
+    done = cli(ray_cluster, command + ["--resume", "--retry-errors"])
+    assert done.returncode == 0, done.stderr
+    assert result(out, "fixture-shop", 1)["reward"] == 1.0
+
+
+def test_the_workers_emulator_dying_mid_trial_is_redone_on_that_worker(
+        tmp_path: Path, ray_cluster: RayCluster) -> None:
+    marker = tmp_path / "killed-once"
+    # The tool's shell is the worker's child, and so is the worker's emulator: kill it.
+    kill = (f"[ -f {marker} ] || {{ touch {marker}; kill -9 $(ps --ppid $PPID -o pid=,args= "
+            "| awk '/emulator serve/ {print $1}'); }")
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"tool": "bash", "args": {"command": kill}}, *PASS_STEPS]))
+    out = tmp_path / "run"
+    done = cli(ray_cluster, run_command(ray_cluster, out, "--agent", "scripted", "--script",
+                                        str(script), "--sandbox", "local"))
+    assert done.returncode == 0, done.stderr
+    record = result(out, "fixture-shop", 1)
+    assert marker.exists()
+    assert record["status"] == "completed" and record["reward"] == 1.0
+    assert any(n.startswith("redone after the emulator died") for n in record["notes"])
+
+
 def test_driver_kill_9_then_resume(tmp_path: Path, ray_cluster: RayCluster) -> None:
     script = tmp_path / "slow.json"
     script.write_text(json.dumps([{"sleep": 2}, *PASS_STEPS]))

@@ -14,7 +14,7 @@ shared between nodes but Ray itself: the tasks and the run's intervention copies
 as one archive in Ray's object store, so a node needs only the project installed.
 
 A worker that dies (kill -9, out of memory, a lost node) loses only its trial: Ray runs
-the task again elsewhere (RAY_RETRIES times). Account ids derive from a salt the driver
+the task again elsewhere (`ray_retries()` times). Account ids derive from a salt the driver
 picks, so a trial redone on another worker gets the same account and object ids.
 """
 
@@ -44,7 +44,7 @@ from .task import Task, load_task
 from .trial import TrialConfig, run_trial, write_json_atomic
 
 # How often Ray reruns a trial whose worker process died (system failures only: a trial
-# that ran to its end, whatever its status, is never rerun by Ray).
+# that ran to its end, whatever its status, is never rerun by Ray); $STRIPEBENCH_RAY_RETRIES.
 RAY_RETRIES = 3
 BROWSER_TAG = "browser"  # tasks with this tag need the `browser` custom resource
 # What a trial asks of its node, unless its task.toml says otherwise under
@@ -60,6 +60,13 @@ FORWARDED_ENV = ("ANTHROPIC_", "OPENAI_", "STRIPEBENCH_MODEL", "STRIPEBENCH_PRIC
                  "STRIPEBENCH_GYM_SEED", "STRIPEBENCH_GRADER_DEBUG", "STRIPEBENCH_CLAUDE_BIN",
                  "STRIPEBENCH_CODEX_BIN", "STRIPEBENCH_GOOSE_BIN")
 SCRATCH_ENV = "STRIPEBENCH_RAY_SCRATCH"
+
+
+def ray_retries() -> int:
+    value = os.environ.get("STRIPEBENCH_RAY_RETRIES", str(RAY_RETRIES))
+    if not value.isdigit():
+        raise RunError(f"STRIPEBENCH_RAY_RETRIES must be a whole number, got {value!r}")
+    return int(value)
 
 
 def offline_ray_env(address: str | None) -> None:
@@ -343,6 +350,7 @@ def execute_ray(plan: RunPlan, make_agent: Callable[[], Agent],
         inputs_ref = ray.put(inputs)
         salt = secrets.token_hex(16)
         remote = ray.remote(run_on_worker)
+        retries = ray_retries()
         queue = list(todo)
         in_flight: dict[Any, tuple[Task, int, float]] = {}
         results: list[dict[str, Any]] = []
@@ -350,7 +358,7 @@ def execute_ray(plan: RunPlan, make_agent: Callable[[], Agent],
         def submit() -> None:
             while queue and (max_in_flight is None or len(in_flight) < max_in_flight):
                 task, attempt = queue.pop(0)
-                ref = remote.options(max_retries=RAY_RETRIES, **trial_resources(task)).remote(
+                ref = remote.options(max_retries=retries, **trial_resources(task)).remote(
                     task.id, task.path.name, attempt, config, salt, digest, inputs_ref,
                     make_agent())
                 in_flight[ref] = (task, attempt, time.time())
@@ -363,7 +371,7 @@ def execute_ray(plan: RunPlan, make_agent: Callable[[], Agent],
                 record, archive = ray.get(ready[0])
             except RayError as exc:  # its workers kept dying, or the harness itself broke
                 why = "the trial's Ray task raised" if isinstance(exc, RayTaskError) else \
-                    f"the trial's Ray worker died {RAY_RETRIES + 1} time(s)"
+                    f"the trial's Ray worker died {retries + 1} time(s)"
                 record, archive = failed_record(
                     task, attempt, config, "harness_error",
                     f"{why}: {type(exc).__name__}: {str(exc)[:1500]}", submitted), b""
