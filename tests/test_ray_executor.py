@@ -169,9 +169,12 @@ def test_a_worker_killed_mid_trial_loses_only_that_try(tmp_path: Path,
                                                        ray_cluster: RayCluster) -> None:
     pids = tmp_path / "worker-pids"
     script = tmp_path / "script.json"
-    # In a local sandbox the tool's shell is a child of the Ray worker running the trial.
-    script.write_text(json.dumps([{"tool": "bash", "args": {"command": f"echo $PPID >> {pids}"}},
-                                  {"sleep": 6}, *PASS_STEPS]))
+    # In a local sandbox the tool's shell is a child of the Ray worker running the trial;
+    # each try notes that worker and the trial's account.
+    account = ('curl -sf "$STRIPE_API_BASE/v1/account" -u "$STRIPE_SECRET_KEY:" | python3 -c '
+               '\'import json,sys; print(json.load(sys.stdin)["id"])\'')
+    script.write_text(json.dumps([{"tool": "bash", "args": {
+        "command": f'echo "$PPID $({account})" >> {pids}'}}, {"sleep": 6}, *PASS_STEPS]))
     out = tmp_path / "run"
     proc = subprocess.Popen(run_command(ray_cluster, out, "--agent", "scripted", "--script",
                                         str(script), "--sandbox", "local"),
@@ -190,9 +193,11 @@ def test_a_worker_killed_mid_trial_loses_only_that_try(tmp_path: Path,
     assert proc.returncode == 0, stderr
     record = result(out, "fixture-shop", 1)
     assert record["status"] == "completed" and record["reward"] == 1.0
-    tries = [int(p) for p in pids.read_text().split()]
-    assert len(tries) == 2 and tries[0] == victim != tries[1]  # rerun by another worker
-    assert record["executor"]["worker_pid"] == tries[1]
+    tries = [line.split() for line in pids.read_text().splitlines()]
+    assert len(tries) == 2 and int(tries[0][0]) == victim != int(tries[1][0])  # rerun
+    assert record["executor"]["worker_pid"] == int(tries[1][0])
+    # The other worker's emulator gave the redone trial the same account (the driver's salt).
+    assert tries[0][1] == tries[1][1] == record["account"]
     # The dead worker's emulator died with it (the kernel's parent-death signal).
     deadline = time.monotonic() + 10
     while emulators_of(host_pid):
