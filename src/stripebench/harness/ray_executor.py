@@ -11,7 +11,8 @@ against an emulator owned by its Ray worker process (started on the worker's fir
 reused by its later ones, killed by the kernel if the worker dies), then sends the trial
 folder back as a tar archive; the driver unpacks it into the run directory. Nothing is
 shared between nodes but Ray itself: the tasks and the run's intervention copies travel
-as one archive in Ray's object store, so a node needs the project installed (and bubblewrap, Chromium), not the tasks.
+as one archive in Ray's object store, so a node needs the project installed (with
+bubblewrap and Chromium), not the tasks.
 
 A worker that dies (kill -9, out of memory, a lost node) loses only its trial: Ray runs
 the task again elsewhere (`ray_retries()` times). Account ids derive from a salt the driver
