@@ -91,6 +91,15 @@ for pin in 'stripe==5.5.0' 'stripe==16.1.0'; do
     .venv/bin/pip download -q --only-binary=:all: --dest "$wheelhouse" "$pin" >/dev/null
 done
 
+# Ray, for `stripebench run --executor ray`: its wheel and dependencies kept in a folder
+# of their own (not the trials' wheelhouse, whose packages tasks resolve against), so
+# setting up again installs it offline.
+ray_wheels=.cache/wheelhouse/ray
+compgen -G "$ray_wheels/ray-2.60.0-*.whl" >/dev/null ||
+  .venv/bin/pip download -q --only-binary=:all: --dest "$ray_wheels" 'ray==2.60.0' >/dev/null
+.venv/bin/python -c "import importlib.metadata as m; assert m.version('ray') == '2.60.0'" \
+  2>/dev/null || .venv/bin/pip install -q --no-index --find-links "$ray_wheels" 'ray==2.60.0'
+
 # stripe-java and stripe-go, current and old majors, for tests/test_java_sdk.py and
 # tests/test_go_sdk.py: Maven artifacts into the project's own repository .cache/m2, Go
 # modules into .cache/go, so the tests build offline (`mvn -o`, GOPROXY=off). A pom is

@@ -31,7 +31,13 @@ def run_command(
                                     "--tasks a b, --tasks a,b or --tasks a --tasks b."),
     category: str | None = typer.Option(None, help="backend, full-stack or gym."),
     attempts: int = typer.Option(1, min=1, help="Trials per task (best-of-N in reports)."),
-    parallel: int = typer.Option(1, min=1, help="Trials at once."),
+    parallel: int | None = typer.Option(None, min=1, help="Trials at once (default 1; "
+                                        "with --executor ray: as many as the cluster "
+                                        "has resources for)."),
+    executor: str = typer.Option("local", help="local (threads in this process) or ray "
+                                 "(each trial a Ray task; see docs/harness.md)."),
+    ray_address: str | None = typer.Option(None, help="With --executor ray: the cluster to "
+                                           "join (default: start one on this machine)."),
     out: Path | None = typer.Option(None, help="Run directory (default runs/<agent>-<time>)."),
     resume: bool = typer.Option(False, help="Finish the run in --out (kill -9 safe)."),
     retry_errors: bool = typer.Option(False, help="With --resume, redo errored trials."),
@@ -67,7 +73,7 @@ def run_command(
     """Run an agent over tasks: every trial graded and recorded under --out."""
     from rich.console import Console
 
-    from .agents import BUILTIN, AgentError, default_agent, make_agent
+    from .agents import BUILTIN, Agent, AgentError, default_agent, make_agent
     from .interventions import InterventionError, Interventions
     from .prompt import system_prompt as arm_system_prompt
     from .runner import RunError, RunPlan, execute, pending
@@ -76,6 +82,10 @@ def run_command(
 
     if ctx.args and not tasks:
         raise _fail(f"unexpected argument(s): {' '.join(ctx.args)}")
+    if executor not in ("local", "ray"):
+        raise _fail("--executor must be local or ray")
+    if ray_address and executor != "ray":
+        raise _fail("--ray-address needs --executor ray")
     tasks = [t for value in [*tasks, *ctx.args] for t in value.split(",") if t]
     if agent is None:
         agent, default_model = default_agent()
@@ -105,7 +115,7 @@ def run_command(
         from .sandbox import bwrap_available
         sandbox = "bwrap" if bwrap_available() else "local"
     plan = RunPlan(out=out, tasks=chosen, agent_name=agent, model=model, attempts=attempts,
-                   parallel=parallel, sandbox=sandbox, resume=resume,
+                   parallel=parallel or 1, sandbox=sandbox, resume=resume,
                    retry_errors=retry_errors, agent_timeout=agent_timeout,
                    max_turns=max_turns, extra=dict(options), interventions=arm)
     console = Console()
@@ -141,9 +151,17 @@ def run_command(
                                    f"{result['turns']} ({result['wall_seconds']}s)")
             progress.advance(bar)
 
+        def new_agent() -> Agent:
+            return make_agent(agent, model, script=script, base_url=base_url,
+                              options=agent_options)
+
         try:
-            execute(plan, lambda: make_agent(agent, model, script=script, base_url=base_url,
-                                             options=agent_options), on_result=on_result)
+            if executor == "ray":
+                from .ray_executor import execute_ray
+                execute_ray(plan, new_agent, on_result=on_result, address=ray_address,
+                            max_in_flight=parallel)
+            else:
+                execute(plan, new_agent, on_result=on_result)
         except RunError as exc:
             raise _fail(str(exc)) from None
     del todo

@@ -32,6 +32,20 @@ class EmulatorDown(RuntimeError):
     """The emulator is gone and cannot be (re)started."""
 
 
+def _die_with_parent() -> None:
+    """In the forked child before exec: SIGKILL when the parent thread goes
+    (prctl PR_SET_PDEATHSIG, Linux)."""
+    _LIBC.prctl(1, 9)
+
+
+try:  # loaded before any fork: the child only calls it
+    import ctypes
+
+    _LIBC: Any = ctypes.CDLL(None, use_errno=True)
+except OSError:  # pragma: no cover - not Linux
+    _LIBC = None
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -68,18 +82,22 @@ class Emulator:
         self.exit_codes: list[int | None] = []
         self.data: Path | None = None
         self._seed = 0
+        self._die_with_parent = False
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._lock = threading.Lock()
         headers = {"X-Emulator-Token": control_token} if control_token else {}
         self.http = httpx.Client(base_url=self.base, headers=headers, timeout=60)
 
     @classmethod
-    def start(cls, seed: int = 0, port: int | None = None, data: Path | None = None
-              ) -> Emulator:
+    def start(cls, seed: int = 0, port: int | None = None, data: Path | None = None,
+              die_with_parent: bool = False) -> Emulator:
         """Start an emulator server as a child process keeping its state in `data`
-        (a temporary folder when None)."""
+        (a temporary folder when None). `die_with_parent`: the kernel kills the server
+        when the thread that started it ends, even by kill -9 (a Ray worker's emulator
+        must not outlive the worker)."""
         port = port or free_port()
         emulator = cls(f"http://127.0.0.1:{port}", secrets.token_hex(16))
+        emulator._die_with_parent = die_with_parent
         if data is None:
             emulator._tmp = tempfile.TemporaryDirectory(prefix="stripebench-emulator-")
             data = Path(emulator._tmp.name)
@@ -98,6 +116,7 @@ class Emulator:
                  "127.0.0.1", "--port", port, "--seed", str(self._seed), "--data",
                  str(self.data / "state")],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent if self._die_with_parent else None,
                 env={**os.environ, "STRIPEBENCH_CONTROL_TOKEN": self.control_token or ""})
         finally:
             log.close()
