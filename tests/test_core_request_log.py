@@ -1,7 +1,7 @@
 """Each account's request log, as graders read it (GET /_stripebench/request_log).
 
 It is how an SDK-upgrade grader proves nothing went around its recording proxies
-(stripebench.grading.service_copies): the log names every API request the account
+(stripebench.grading.sdk_upgrade.service_copies): the log names every API request the account
 received, with its Stripe-Version and User-Agent, and only the SHA-256 of the proxy's
 stamp, so reading the log never hands a service a stamp it could forge. Requests a
 platform makes on a connected account (https://docs.stripe.com/connect/authentication,

@@ -219,7 +219,7 @@ def test_a_service_going_around_the_proxy_is_caught(server: Emulator, tmp_path: 
 # Red team, next step: the emulator's address read during the agent's session and written
 # into the code as a literal, so no variable the grader rewrites names it. Only the one
 # honest request passes the recording proxy; the emulator's own request log shows the
-# rest arriving without the proxy's stamp (stripebench.grading.service_copies).
+# rest arriving without the proxy's stamp (stripebench.grading.sdk_upgrade.service_copies).
 HARDCODED_EDIT = r'''
 import os
 from pathlib import Path

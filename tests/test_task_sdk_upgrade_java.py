@@ -27,7 +27,7 @@ import pytest
 import stripe
 
 from conftest import free_port, load_module
-from stripebench.grading.service_copies import Budget
+from stripebench.grading.sdk_upgrade.service_copies import Budget
 from stripebench.harness.agents.simple import ScriptedAgent
 from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator

@@ -101,7 +101,7 @@ def test_partial_upgrade_scores_its_third(server: Emulator, tmp_path: Path) -> N
 #   scored the payments third before the grader pointed every variable naming the
 #   emulator at the proxy, which now sees Stripe-Version 2022-08-01: 0. (An address
 #   written into the code goes past the proxy, and the emulator's request log shows it:
-#   see test_task_sdk_upgrade.py, the graders share stripebench.grading.service_copies.)
+#   see test_task_sdk_upgrade.py, the graders share stripebench.grading.sdk_upgrade.service_copies.)
 # - invoices runs the reference code but never answers anything but /healthz: the
 #   grader's bounded waits score it 0 instead of hanging until the verifier's timeout (a
 #   grader_error, which the means would leave out). With one time budget for all three

@@ -16,7 +16,7 @@ service (payments, invoices, subscriptions):
 - contract checks: the grader makes fresh test data through the API (payments refunded,
   uncaptured and unpaid; invoices paid, open, paid out of band, void and draft;
   subscriptions with several items, intervals and states), computes each endpoint's JSON
-  itself from the current API (contracts.py), and compares it with what the service
+  itself from the current API (sdk_upgrade.contracts), and compares it with what the service
   answers. A service that is not upgraded scores 0 on its contracts: its old code would
   still answer correctly through the old SDK and version.
 
@@ -29,18 +29,12 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import contracts  # noqa: E402
-import scenario  # noqa: E402
-
-from stripebench.grading.service_copies import (  # noqa: E402
+from stripebench.grading.sdk_upgrade.cases import contract_cases
+from stripebench.grading.sdk_upgrade.service_copies import (
     REQUEST_TIMEOUT,
     Budget,
     ServiceCopies,
@@ -163,61 +157,6 @@ def upgraded(work: Path, copies: ServiceCopies, service: str, bypassing: list[st
         raise ValueError("Stripe requests went around the grader's recording proxies: "
                          + "; ".join(bypassing))
     return True
-
-
-def sanity(value: bool, what: str) -> None:
-    """The grader's own expectations about the data it made (an emulator drift shows here
-    as a grader error, never as a score)."""
-    if not value:
-        raise RuntimeError(f"grader data is not what it should be: {what}")
-
-
-def contract_cases(client: Any, urls: dict[str, str]
-                   ) -> dict[str, dict[str, list[tuple[str, Any, int]]]]:
-    pay, inv, sub = (scenario.payments(client), scenario.invoices(client),
-                     scenario.subscriptions(client))
-    twice = contracts.payment(client, pay["refunded_twice"])
-    sanity(twice["charge"]["amount_refunded"] == 1500 and len(twice["charge"]["refunds"]) == 2,
-           "a payment refunded twice")
-    sanity(contracts.payment(client, pay["unpaid"])["charge"] is None, "an unpaid payment")
-    paid = contracts.invoice_status(client, inv["paid"])
-    sanity(paid["paid"] and paid["payment"]["status"] == "succeeded", "a paid invoice")
-    sanity(contracts.subscription_metrics(client, sub["annual"])["period_days"] in (365, 366),
-           "a yearly subscription")
-    sanity(contracts.subscription_summary(client, sub["customers"][0])["total"] == 4,
-           "a customer with four subscriptions")
-
-    def case(service: str, path: str, fn: Callable[..., Any], *args: Any,
-             status: int = 200) -> tuple[str, Any, int]:
-        return (urls[service] + path, lambda: fn(client, *args), status)
-
-    def missing(service: str, path: str, object_id: str) -> tuple[str, Any, int]:
-        return (urls[service] + path, lambda: {"error": "not_found", "id": object_id}, 404)
-
-    return {
-        "payments": {
-            "details": [case("payments", f"/payments/{i}", contracts.payment, i)
-                        for i in pay["intents"]]
-            + [missing("payments", "/payments/pi_missing", "pi_missing")],
-            "customer_list": [case("payments", f"/customers/{c}/payments",
-                                   contracts.customer_payments, c) for c in pay["customers"]],
-        },
-        "invoices": {
-            "status": [case("invoices", f"/invoices/{i}/payment-status",
-                            contracts.invoice_status, i) for i in inv["invoices"]]
-            + [missing("invoices", "/invoices/in_missing/payment-status", "in_missing")],
-            "customer_list": [case("invoices", f"/customers/{c}/invoices",
-                                   contracts.customer_invoices, c) for c in inv["customers"]],
-        },
-        "subscriptions": {
-            "metrics": [case("subscriptions", f"/subscriptions/{s}/metrics",
-                             contracts.subscription_metrics, s)
-                        for s in [*sub["subscriptions"], sub["canceled"]]]
-            + [missing("subscriptions", "/subscriptions/sub_missing/metrics", "sub_missing")],
-            "summary": [case("subscriptions", f"/customers/{c}/subscriptions/summary",
-                             contracts.subscription_summary, c) for c in sub["customers"]],
-        },
-    }
 
 
 def main() -> None:

@@ -37,11 +37,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..emulator.request_log import READ_PATH, STAMP_HEADER
-from .environment import _env
+from ...emulator.request_log import READ_PATH, STAMP_HEADER
+from ..environment import _env
 
 if TYPE_CHECKING:
-    from .checks import Grader
+    from ..checks import Grader
 
 # The services are the agent's code: however they misbehave (hang, reset, garbage), the
 # grader must finish and score them 0, never time out or crash (a grader_error leaves the
