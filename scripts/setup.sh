@@ -14,6 +14,8 @@ command -v ruby >/dev/null 2>&1 || need_apt+=(ruby)
 # A JDK and Maven: the stripe-java tests (Go comes with the machine: Debian's is too old).
 command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need_apt+=(maven)
+# PostgreSQL: the saas-* tasks' app runs its own cluster in each trial.
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need_apt+=(postgresql)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
@@ -82,7 +84,8 @@ fi
 # $STRIPEBENCH_NPM_CACHE, never from a registry. Filled by installing each lockfile the
 # task ships (the starter's stripe 10 and the upgrade's stripe 23, with express).
 npm_cache="$PWD/.cache/npm"
-for project in tasks/sdk-upgrade-node/environment tasks/sdk-upgrade-node/solution; do
+for project in tasks/sdk-upgrade-node/environment tasks/sdk-upgrade-node/solution \
+    tasks/saas-embedded-checkout/environment; do
   stamp="$npm_cache/.filled-$(cat "$project/package.json" "$project/package-lock.json" |
     sha256sum | cut -c1-16)"
   [ -f "$stamp" ] && continue
@@ -100,3 +103,7 @@ done
 [ -f "$npm_cache/.filled-top" ] || {
   npm cache add --silent --cache "$npm_cache" express@4.22.3 stripe@10.17.0 stripe@23.1.0 &&
     touch "$npm_cache/.filled-top"; }
+# What the saas-* tasks' agents add to the Next.js app (embedded Checkout's React bindings).
+[ -f "$npm_cache/.filled-saas" ] || {
+  npm cache add --silent --cache "$npm_cache" @stripe/react-stripe-js@7.0.1 \
+    @stripe/stripe-js@10.2.1 && touch "$npm_cache/.filled-saas"; }
