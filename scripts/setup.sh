@@ -85,7 +85,7 @@ fi
 # task ships (the starter's stripe 10 and the upgrade's stripe 23, with express).
 npm_cache="$PWD/.cache/npm"
 for project in tasks/sdk-upgrade-node/environment tasks/sdk-upgrade-node/solution \
-    tasks/saas-embedded-checkout/environment; do
+    tasks/saas-embedded-checkout/environment tasks/saas-embedded-checkout/solution/app; do
   stamp="$npm_cache/.filled-$(cat "$project/package.json" "$project/package-lock.json" |
     sha256sum | cut -c1-16)"
   [ -f "$stamp" ] && continue

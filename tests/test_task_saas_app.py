@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 import stripe
 
 from stripebench.harness.fixtures import seed
@@ -35,6 +34,7 @@ from stripebench.harness.trial import _start_services, service_env, service_port
 TASKS = Path(__file__).resolve().parent.parent / "tasks"
 TASK = TASKS / "saas-embedded-checkout"
 PSQL_BIN = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
+SLOW_STEP_MS = 90_000  # room for `next dev`'s first compile of each route
 
 
 @dataclass
@@ -110,18 +110,9 @@ def sign_up(page: Any, app: str, email: str, plan: str = "Base") -> None:
     page.get_by_role("button", name="Sign up").click()
 
 
-@pytest.fixture(scope="module")
-def slow_page(browser: Any) -> Iterator[Any]:
-    """A browser tab with room for `next dev`'s first compile of each route."""
-    context = browser.new_context(viewport={"width": 1200, "height": 1000})
-    context.set_default_timeout(90_000)
-    yield context.new_page()
-    context.close()
-
-
 def test_sign_up_subscribe_on_hosted_checkout_and_stay_in_step(
-        emulator: Any, account: dict[str, str], tmp_path: Path, slow_page: Any) -> None:
-    page = slow_page
+        emulator: Any, account: dict[str, str], tmp_path: Path, page: Any) -> None:
+    page.set_default_timeout(SLOW_STEP_MS)
     with launchpad(emulator, account, tmp_path) as app:
         assert httpx.get(app.url + "/healthz", timeout=90).json() == {"ok": True}
         page.goto(app.url + "/pricing")
