@@ -12,6 +12,7 @@ agree.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -37,6 +38,12 @@ PSQL_BIN = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
 SLOW_STEP_MS = 90_000  # room for `next dev`'s first compile of each route
 
 
+def socket_dir(workdir: Path) -> str:
+    """Where db/env.sh puts the app's PostgreSQL socket (a short path under /tmp)."""
+    digest = hashlib.sha256(str(workdir.resolve()).encode()).hexdigest()[:12]
+    return f"/tmp/launchpad-{digest}"
+
+
 @dataclass
 class Launchpad:
     url: str
@@ -48,8 +55,8 @@ class Launchpad:
     def sql(self, query: str) -> list[list[str]]:
         """Rows of the app's own database (through its Unix socket), as text."""
         done = subprocess.run(
-            [str(PSQL_BIN[-1] / "psql"), "-qtAX", "-F", "\t", "-h",
-             str(self.workdir / "db" / "run"), "-U", "launchpad", "-d", "launchpad",
+            [str(PSQL_BIN[-1] / "psql"), "-qtAX", "-F", "\t", "-h", socket_dir(self.workdir),
+             "-U", "launchpad", "-d", "launchpad",
              "-c", query], capture_output=True, text=True, timeout=30)
         assert done.returncode == 0, done.stderr
         return [line.split("\t") for line in done.stdout.splitlines() if line]

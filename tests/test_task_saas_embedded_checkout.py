@@ -61,7 +61,7 @@ def test_a_hosted_subscription_with_take20_scores_part(
         reward = run_grader(app, tmp_path)
     scores = reward["subscores"]
     assert scores["embedded_ui_mode"] == 0.0, reward["log"]
-    assert scores["probe_mounts_embedded_checkout"] == 0.0
+    assert scores["probe_mounts_embedded_checkout"] == scores["submitted_through_app"] == 0.0
     assert scores["completed"] == scores["promotion_code"] == scores["trial_kept"] == 1.0
     assert scores["app_database"] == scores["signed_up_in_app"] == 1.0
     assert 0.3 < reward["total"] < 0.7

@@ -9,6 +9,7 @@ that shows the plan (with the team's row in step).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -26,10 +27,12 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 
 
 def app_rows(query: str, *params: str) -> list[list[str]]:
-    """Rows of the app's own database, through its socket in db/run (psql's variables
-    carry the parameters, quoted by psql)."""
+    """Rows of the app's own database, through its socket (where db/env.sh puts it;
+    psql's variables carry the parameters, quoted by psql)."""
     bins = sorted(Path("/usr/lib/postgresql").glob("*/bin/psql"))
-    argv = [str(bins[-1]), "-qtAX", "-F", "\t", "-h", str(workdir() / "db" / "run"),
+    root = str(workdir().resolve()).encode()
+    socket_dir = f"/tmp/launchpad-{hashlib.sha256(root).hexdigest()[:12]}"
+    argv = [str(bins[-1]), "-qtAX", "-F", "\t", "-h", socket_dir,
             "-U", "launchpad", "-d", "launchpad"]
     for n, value in enumerate(params):
         argv += ["-v", f"p{n}={value}"]
@@ -184,6 +187,13 @@ def main() -> None:
                  bool(probe_session.allow_promotion_codes) and
                  [li.price.id for li in client.v1.checkout.sessions.line_items.list(
                      probe_session.id).data] == [base_price.id])
+
+    # A session made by hand beside the app (its own return URL) is not the app's.
+    grader.check("submitted_through_app", 1, lambda: probe_session is not None and
+                 session.return_url == probe_session.return_url and
+                 session.ui_mode == probe_session.ui_mode and
+                 bool(session.allow_promotion_codes) == bool(
+                     probe_session.allow_promotion_codes))
 
     def probe_returned() -> bool:
         if probe_session is None:

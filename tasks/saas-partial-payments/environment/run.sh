@@ -5,18 +5,16 @@
 # changes; `npm run build && npm start` serves a production build instead).
 set -euo pipefail
 cd "$(dirname "$0")"
+source db/env.sh
 export NEXT_TELEMETRY_DISABLED=1
 export PORT="${PORT:-3000}"
 export BASE_URL="${BASE_URL:-http://127.0.0.1:$PORT}"
-export DATABASE_URL="postgresql://launchpad@localhost/launchpad?host=$PWD/db/run"
-bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
 for _ in $(seq 1 300); do
-  "$bin/pg_isready" -q -h "$PWD/db/run" -U launchpad && break
+  "$PG_BIN/pg_isready" -q && break
   sleep 0.1
 done
-"$bin/psql" -qtA -h "$PWD/db/run" -U launchpad -d postgres \
-  -c "select 1 from pg_database where datname = 'launchpad'" | grep -q 1 ||
-  "$bin/createdb" -h "$PWD/db/run" -U launchpad launchpad
+"$PG_BIN/psql" -qtA -d postgres -c "select 1 from pg_database where datname = 'launchpad'" |
+  grep -q 1 || "$PG_BIN/createdb" launchpad
 bash scripts/install.sh
 node lib/db/migrate.mjs
 exec node_modules/.bin/next dev --port "$PORT" --hostname 127.0.0.1

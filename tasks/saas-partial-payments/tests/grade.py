@@ -7,6 +7,7 @@ pricing page over HTTP.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import urllib.request
@@ -18,10 +19,12 @@ from stripebench.grading.environment import workdir
 
 
 def app_rows(query: str, *params: str) -> list[list[str]]:
-    """Rows of the app's own database, through its socket in db/run (psql's variables
-    carry the parameters, quoted by psql)."""
+    """Rows of the app's own database, through its socket (where db/env.sh puts it;
+    psql's variables carry the parameters, quoted by psql)."""
     bins = sorted(Path("/usr/lib/postgresql").glob("*/bin/psql"))
-    argv = [str(bins[-1]), "-qtAX", "-F", "\t", "-h", str(workdir() / "db" / "run"),
+    root = str(workdir().resolve()).encode()
+    socket_dir = f"/tmp/launchpad-{hashlib.sha256(root).hexdigest()[:12]}"
+    argv = [str(bins[-1]), "-qtAX", "-F", "\t", "-h", socket_dir,
             "-U", "launchpad", "-d", "launchpad"]
     for n, value in enumerate(params):
         argv += ["-v", f"p{n}={value}"]

@@ -1,5 +1,5 @@
-// One connection pool per server process. DATABASE_URL comes from .env (run.sh): the
-// trial's own PostgreSQL, reached through its Unix socket in db/run/.
+// One connection pool per server process. DATABASE_URL comes from db/env.sh (run.sh):
+// the trial's own PostgreSQL, reached through its Unix socket.
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "./schema.js";
