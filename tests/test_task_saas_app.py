@@ -179,3 +179,13 @@ def test_unsigned_webhooks_are_refused(emulator: Any, account: dict[str, str],
                               headers={"stripe-signature": "t=1,v1=00"})
         assert response.status_code == 400
         assert "signature" in response.json()["error"]
+
+
+def test_the_prompt_gives_no_address_for_the_port_less_database() -> None:
+    """The `db` service declares no port (a Unix socket only): the agent's prompt must not
+    tell it the database listens on an HTTP address (it said so before)."""
+    from stripebench.harness.prompt import task_prompt
+
+    prompt = task_prompt(load_task(TASK), Path("/work"), {}, {"db": 5001, "app": 5002})
+    assert "- `db`: `bash db/start.sh`\n" in prompt
+    assert "- `app`: `bash run.sh` (listening on http://127.0.0.1:5002" in prompt
