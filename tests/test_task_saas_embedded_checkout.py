@@ -95,3 +95,31 @@ def test_proven_under_the_harness(tmp_path: Path, sandbox: str) -> None:
     print({name: {k: r.get(k) for k in ("setup_seconds", "agent_seconds", "grader_seconds",
                                         "teardown_seconds", "wall_seconds")}
            for name, r in records.items()})
+
+
+def test_a_session_made_by_hand_beside_the_migrated_app_is_not_the_apps(
+        emulator: Any, account: dict[str, str], tmp_path: Path) -> None:
+    """Red team: the app migrated (the oracle's code), but the submitted session is one
+    made through the API with its own return URL. The probe finds the app's embedded
+    Checkout working, yet `submitted_through_app` fails (and, unpaid, so does
+    `completed`)."""
+    with launchpad(emulator, account, tmp_path) as app:
+        shutil.copytree(TASK / "solution" / "app", app.workdir, dirs_exist_ok=True)
+        subprocess.run(["bash", "scripts/install.sh"], cwd=app.workdir, check=True,
+                       env={**os.environ, **app.env}, capture_output=True)
+        base = app.client.v1.prices.list(params={"lookup_keys": ["base_monthly"]}).data[0]
+        session = app.client.v1.checkout.sessions.create(params={
+            "ui_mode": "embedded_page", "mode": "subscription",
+            "line_items": [{"price": base.id, "quantity": 1}],
+            "return_url": "http://127.0.0.1:9/done?session_id={CHECKOUT_SESSION_ID}",
+            "allow_promotion_codes": True,
+            "subscription_data": {"trial_period_days": 14}})
+        (app.workdir / "submission").mkdir()
+        (app.workdir / "submission" / "checkout_session_id.txt").write_text(session.id)
+        reward = run_grader(app, tmp_path)
+    scores = reward["subscores"]
+    assert scores["probe_mounts_embedded_checkout"] == 1.0, reward["log"]
+    assert scores["probe_session_settings"] == scores["return_route"] == 1.0
+    assert scores["submitted_through_app"] == scores["completed"] == 0.0
+    assert scores["embedded_ui_mode"] == 1.0
+    assert reward["total"] < 0.6
