@@ -18,6 +18,8 @@ command -v mvn >/dev/null 2>&1 || need_apt+=(maven)
 # cache below).
 command -v g++ >/dev/null 2>&1 || need_apt+=(g++)
 command -v make >/dev/null 2>&1 || need_apt+=(make)
+# PostgreSQL: the saas-* tasks' app runs its own cluster in each trial.
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need_apt+=(postgresql)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
@@ -152,7 +154,8 @@ fi
 # better-sqlite3), scripts off: only the tarballs are wanted here.
 npm_cache="$PWD/.cache/npm"
 for project in tasks/sdk-upgrade-node/environment tasks/sdk-upgrade-node/solution \
-    tasks/bookings-migration/environment tasks/invoicing-migration/environment; do
+    tasks/bookings-migration/environment tasks/invoicing-migration/environment \
+    tasks/saas-embedded-checkout/environment tasks/saas-embedded-checkout/solution/app; do
   stamp="$npm_cache/.filled-$(cat "$project/package.json" "$project/package-lock.json" |
     sha256sum | cut -c1-16)"
   [ -f "$stamp" ] && continue
@@ -197,3 +200,8 @@ if [ ! -f "$stamp" ]; then
   rm -rf "$scratch"
   touch "$stamp"
 fi
+
+# What the saas-* tasks' agents add to the Next.js app (embedded Checkout's React bindings).
+[ -f "$npm_cache/.filled-saas" ] || {
+  npm cache add --silent --cache "$npm_cache" @stripe/react-stripe-js@7.0.1 \
+    @stripe/stripe-js@10.2.1 && touch "$npm_cache/.filled-saas"; }

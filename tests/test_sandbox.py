@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import threading
@@ -99,6 +100,23 @@ def test_service_ready_port_and_dies_at_stop(box: Sandbox) -> None:
 def test_service_that_dies_reports_its_output(box: Sandbox) -> None:
     with pytest.raises(SandboxError, match="boom"):
         box.start_service("bad", "echo boom; exit 3", ready_port=1, timeout=10)
+
+
+def test_unprivileged_service_is_not_root_and_writes_as_the_sandbox_user(box: Sandbox
+                                                                          ) -> None:
+    """PostgreSQL refuses to run as root: a service declared `unprivileged` runs as uid
+    65534 (in a user namespace of its own), yet the files it writes in the workdir are
+    the sandbox user's, and it has no capabilities. Without the option the same service
+    is root (the sandbox's user), which is what the saas tasks' database could not use."""
+    script = "id -u > {0}.uid; grep CapEff /proc/self/status > {0}.caps; sleep 600"
+    box.start_service("plain", script.format("plain"))
+    box.start_service("db", script.format("db"), unprivileged=True)
+    assert settles(lambda: (box.workdir / "db.caps").exists()
+                   and (box.workdir / "plain.uid").exists())
+    assert box.read_file("plain.uid").strip() == b"0" or os.geteuid() != 0
+    assert box.read_file("db.uid").strip() == b"65534"
+    assert box.read_file("db.caps").split()[-1] == b"0000000000000000"
+    assert (box.workdir / "db.uid").stat().st_uid == os.geteuid()
 
 
 # ---------------------------------------------------------------------- bubblewrap walls

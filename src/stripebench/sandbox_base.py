@@ -29,6 +29,10 @@ TRUNCATION_NOTE = "\n[... output truncated ...]\n"
 # The file tools read whole files into memory: a bigger one is refused, not loaded.
 READ_LIMIT = 16 * 1024 * 1024
 LOGS = ".stripebench/logs"      # service output, inside the workdir
+# An `unprivileged` service runs as this uid and gid in a user namespace of its own (see
+# as_unprivileged): servers that refuse root (PostgreSQL) run in a sandbox whose
+# commands are root without capabilities.
+UNPRIVILEGED_UID = 65534
 
 
 @dataclass
@@ -58,7 +62,7 @@ class Sandbox(Protocol):
 
     def start_service(self, name: str, command: str, *, ready_url: str | None = None,
                       ready_port: int | None = None, timeout: float = 60,
-                      hide: Sequence[str] = ()) -> None: ...
+                      hide: Sequence[str] = (), unprivileged: bool = False) -> None: ...
 
     def service_address(self, port: int) -> str:
         """Where the emulator reaches the sandbox's 127.0.0.1:`port` (webhook deliveries):
@@ -204,6 +208,16 @@ def url_ok(url: str) -> bool:
         return httpx.get(url, timeout=2, verify=False).status_code < 500
     except httpx.HTTPError:
         return False
+
+
+def as_unprivileged() -> list[str]:
+    """A prefix that runs a command as UNPRIVILEGED_UID in a new user namespace where that
+    uid stands for the caller's own (the sandbox's root): the command is not root, yet
+    its files and its access to the workdir are the caller's. No uid switch on the host,
+    so no chown and no capability is needed; it must run before capabilities are dropped
+    (mapping uid 0 of the parent namespace takes CAP_SETFCAP)."""
+    return ["unshare", "--user", f"--map-user={UNPRIVILEGED_UID}",
+            f"--map-group={UNPRIVILEGED_UID}", "--"]
 
 
 def shell_argv(command: str | list[str]) -> list[str]:

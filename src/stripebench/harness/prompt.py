@@ -30,7 +30,7 @@ def task_prompt(task: Task, workdir: Path, env: dict[str, str],
     services = "\n".join(
         f"- `{s.name}`: `{s.command}`"
         + (f" (listening on http://127.0.0.1:{ports[s.name]}, port in $PORT)"
-           if s.name in ports else "")
+           if s.name in ports and s.port is not None else "")  # a port-less one serves none
         for s in task.services) or "- none"
     keys = ", ".join(f"`{k}`" for k in sorted(env))
     return (f"{task.instruction.rstrip()}\n\n---\n\n"

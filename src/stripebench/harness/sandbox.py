@@ -25,6 +25,7 @@ from ..sandbox_base import (
     Sandbox,
     SandboxError,
     WorkdirFiles,
+    as_unprivileged,
     go_module_cache,
     kill_group,
     maven_repository,
@@ -73,11 +74,15 @@ class LocalSandbox(WorkdirFiles):
 
     def start_service(self, name: str, command: str, *, ready_url: str | None = None,
                       ready_port: int | None = None, timeout: float = 60,
-                      hide: Sequence[str] = ()) -> None:
+                      hide: Sequence[str] = (), unprivileged: bool = False) -> None:
         # `hide` cannot be honoured without namespaces: a local sandbox isolates nothing.
+        # `unprivileged`: not root, in a user namespace of its own (as_unprivileged).
+        argv = shell_argv(command)
+        if unprivileged and os.geteuid() == 0:
+            argv = [*as_unprivileged(), *argv]
         log = open_service_log(self.workdir, name)
         try:
-            proc = subprocess.Popen(shell_argv(command), stdin=subprocess.DEVNULL, stdout=log,
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
                                     stderr=subprocess.STDOUT, env=self.full_env(None),
                                     cwd=self.workdir, start_new_session=True)
         finally:

@@ -29,6 +29,8 @@ class Service:
     command: str
     port: int | None = None
     ready_url: str | None = None
+    # runs as nobody:nogroup, not root (PostgreSQL refuses root); see docs/tasks.md
+    unprivileged: bool = False
 
 
 @dataclass(frozen=True)
@@ -138,9 +140,12 @@ def load_task(path: Path) -> Task:
         port = raw.get("port")
         if port is not None and (not isinstance(port, int) or not 0 < port < 65536):
             raise TaskError(f"{task_id}: services[{n}].port must be a port number")
+        unprivileged = raw.get("unprivileged", False)
+        if not isinstance(unprivileged, bool):
+            raise TaskError(f"{task_id}: services[{n}].unprivileged must be true or false")
         services.append(Service(name=str(raw.get("name", f"service{n}")),
                                 command=str(raw["command"]), port=port,
-                                ready_url=raw.get("ready_url")))
+                                ready_url=raw.get("ready_url"), unprivileged=unprivileged))
     subproblems = []
     for n, raw in enumerate(data.get("subproblems", [])):
         if not isinstance(raw, dict) or not raw.get("name") or not raw.get("subscores"):

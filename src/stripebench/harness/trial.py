@@ -140,7 +140,8 @@ def _start_services(sandbox: Sandbox, task: Task, ports: dict[str, int],
         sandbox.start_service(service.name, f"export PORT={port}; {service.command}",
                               ready_url=ready_url,
                               ready_port=port if service.port else None,
-                              timeout=task.services_timeout, hide=hide)
+                              timeout=task.services_timeout, hide=hide,
+                              unprivileged=service.unprivileged)
 
 
 def _file_digests(root: Path) -> dict[str, str]:

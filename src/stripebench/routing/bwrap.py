@@ -44,6 +44,7 @@ from ..sandbox_base import (
     ExecResult,
     SandboxError,
     WorkdirFiles,
+    as_unprivileged,
     go_module_cache,
     kill_group,
     maven_repository,
@@ -323,20 +324,23 @@ class BubblewrapSandbox(WorkdirFiles):
     # ------------------------------------------------------------------ exec
 
     def enter_argv(self, argv: Sequence[str], cwd: str | None = None,
-                   hide: Sequence[str] = ()) -> list[str]:
+                   hide: Sequence[str] = (), unprivileged: bool = False) -> list[str]:
         """argv that runs `argv` inside the sandbox, capabilities dropped, in `cwd`.
 
         `hide`: directories the command must not reach. It then runs in mount and pid
         namespaces of its own (same network): each hidden directory is covered by an
         empty read-only tmpfs it cannot unmount, and it sees none of the sandbox's
         other processes. The grader's sandbox starts the agent's services this way, so
-        they cannot touch the grader's files (.stripebench/) or its process."""
+        they cannot touch the grader's files (.stripebench/) or its process.
+        `unprivileged`: run as uid 65534 in a user namespace of its own, not as root
+        (see start_service)."""
         if not self.alive():
             raise SandboxError("the sandbox has been stopped; nothing can run in it")
         enter = ["nsenter", "-t", str(self.ns_pid), "-m", "-n", "-p", "-i", "-u"]
         if self._enter_user:
             enter += ["-U", "--preserve-credentials"]
-        drop = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
+        drop = [*(as_unprivileged() if unprivileged else []),
+                "setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
         where = self._inside_path(cwd) if cwd else str(self.workdir)
         if not hide:
             return [*enter, "-r", "-w", "--", *drop, "/bin/sh", "-c", 'cd "$0" && exec "$@"',
@@ -384,12 +388,13 @@ class BubblewrapSandbox(WorkdirFiles):
         finally:
             signal.signal(signal.SIGINT, previous)
 
-    def popen(self, argv: Sequence[str], *, hide: Sequence[str] = (),
+    def popen(self, argv: Sequence[str], *, hide: Sequence[str] = (), unprivileged: bool = False,
               **kwargs: Any) -> subprocess.Popen[bytes]:
         """Start a process inside without waiting (the caller owns its pipes); `hide`
-        as in `enter_argv`."""
+        and `unprivileged` as in `enter_argv`."""
         env = self.env | kwargs.pop("env", {})
-        proc = subprocess.Popen(self.enter_argv(list(argv), hide=hide), env=env,
+        proc = subprocess.Popen(self.enter_argv(list(argv), hide=hide,
+                                                unprivileged=unprivileged), env=env,
                                 cwd=self.workdir, start_new_session=True, **kwargs)
         self._groups.add(proc.pid)
         return proc
@@ -414,11 +419,15 @@ class BubblewrapSandbox(WorkdirFiles):
 
     def start_service(self, name: str, command: str, *, ready_url: str | None = None,
                       ready_port: int | None = None, timeout: float = 60,
-                      hide: Sequence[str] = ()) -> None:
+                      hide: Sequence[str] = (), unprivileged: bool = False) -> None:
+        """`unprivileged`: the service runs as uid 65534 in a user namespace of its own
+        where that uid stands for the sandbox's root (`as_unprivileged`), for servers
+        that refuse root such as PostgreSQL. It has no capabilities (its bounding set
+        cannot be cut once it is not root; no_new_privs keeps it from gaining any)."""
         log = open_service_log(self.workdir, name)
         try:
             proc = self.popen(shell_argv(command), stdin=subprocess.DEVNULL, stdout=log,
-                              stderr=subprocess.STDOUT, hide=hide)
+                              stderr=subprocess.STDOUT, hide=hide, unprivileged=unprivileged)
         finally:
             os.close(log)
         self._services[name] = proc
