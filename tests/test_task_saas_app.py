@@ -30,7 +30,7 @@ import stripe
 from stripebench.harness.fixtures import seed
 from stripebench.harness.sandbox import LocalSandbox, npm_cache
 from stripebench.harness.task import Task, load_task
-from stripebench.harness.trial import _start_services, service_env, service_ports
+from stripebench.harness.trial import service_env, service_ports, start_services
 
 TASKS = Path(__file__).resolve().parent.parent / "tasks"
 TASK = TASKS / "saas-embedded-checkout"
@@ -90,7 +90,7 @@ def launchpad(emulator: Any, account: dict[str, str], tmp_path: Path,
     assert done.returncode == 0, done.stdout + done.stderr
     sandbox = LocalSandbox(workdir, env)
     try:
-        _start_services(sandbox, task, ports)
+        start_services(sandbox, task, ports)
         client = stripe.StripeClient(account["secret_key"],
                                      base_addresses={"api": emulator.base})
         yield Launchpad(f"http://127.0.0.1:{ports['app']}", workdir, client, env, sandbox)

@@ -396,7 +396,7 @@ def test_the_go_module_cache_reaches_every_sandbox(tmp_path: Path,
     """`go_module_cache()` is `.cache/go` or $STRIPEBENCH_GOMODCACHE (a missing directory
     is no cache), bubblewrap mounts it read-only like the npm cache, and every trial's
     sandbox gets its path."""
-    from stripebench.harness.trial import _agent_env
+    from stripebench.harness.trial import agent_env
     from stripebench.routing.bwrap import default_shared
 
     assert go_module_cache() == (ROOT / ".cache" / "go").resolve()
@@ -414,5 +414,5 @@ def test_the_go_module_cache_reaches_every_sandbox(tmp_path: Path,
     class Running:
         base = "http://127.0.0.1:1"
 
-    env = _agent_env(Account(), Running())  # type: ignore[arg-type]
+    env = agent_env(Account(), Running())  # type: ignore[arg-type]
     assert env["STRIPEBENCH_GOMODCACHE"] == str(elsewhere.resolve())

@@ -82,7 +82,9 @@ def write_json_atomic(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def _agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
+def agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
+    """What every process of a trial gets: the account's keys, the emulator, the offline
+    package caches and the benchmark's python first on PATH."""
     offline = {"STRIPEBENCH_WHEELHOUSE": wheelhouse(), "STRIPEBENCH_NPM_CACHE": npm_cache(),
                "STRIPEBENCH_GOMODCACHE": go_module_cache(), "STRIPEBENCH_M2": maven_repository()}
     return {**{name: str(path) for name, path in offline.items() if path},
@@ -131,8 +133,8 @@ def service_env(task: Task, ports: dict[str, int]) -> dict[str, str]:
     return env
 
 
-def _start_services(sandbox: Sandbox, task: Task, ports: dict[str, int],
-                    hide: tuple[str, ...] = ()) -> None:
+def start_services(sandbox: Sandbox, task: Task, ports: dict[str, int],
+                   hide: tuple[str, ...] = ()) -> None:
     for service in task.services:
         port = ports[service.name]
         ready_url = service.ready_url.replace("{port}", str(port)) if service.ready_url \
@@ -287,13 +289,13 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         write_json_atomic(trial_dir / "fixtures.json", refs)
         write_json_atomic(trial_dir / "stripe_seed.json", emulator.snapshot(account.id))
         ports = service_ports(task, config.sandbox)
-        env = {**_agent_env(account, emulator), **service_env(task, ports)}
+        env = {**agent_env(account, emulator), **service_env(task, ports)}
         if task.setup_command:
             run_setup(task, workdir, env, emulator, trial_dir)
         record["ports"] = ports
         sandbox = _new_sandbox(config.sandbox, workdir, env)
         try:
-            _start_services(sandbox, task, ports)
+            start_services(sandbox, task, ports)
         except SandboxError as exc:
             record["status"] = "service_error"
             raise _Stop(str(exc)) from None
@@ -453,7 +455,7 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
             # sandbox they get their own mount and pid namespaces with .stripebench/ (the
             # grader's tests and reward.json) covered, so they can neither rewrite the
             # grader nor its reward. (A local sandbox isolates nothing.)
-            _start_services(sandbox, task, ports, hide=(str(sandbox.workdir / ".stripebench"),))
+            start_services(sandbox, task, ports, hide=(str(sandbox.workdir / ".stripebench"),))
         except SandboxError as exc:  # the agent's changes broke the app: the grader sees it
             record["notes"].append(f"services did not come back for grading: {exc}"[:2000])
         if webhooks is not None:

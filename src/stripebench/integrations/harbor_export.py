@@ -32,7 +32,7 @@ from ..harness.emulator import Account
 from ..harness.prompt import task_prompt
 from ..harness.sandbox import npm_cache, wheelhouse
 from ..harness.task import Task
-from ..harness.trial import _agent_env, service_env
+from ..harness.trial import agent_env, service_env
 
 APP = "/app"
 HOME = "/opt/stripebench"
@@ -239,7 +239,7 @@ def instruction(task: Task, caches: bool) -> str:
     variables' names only: their values exist once the container runs)."""
     ports = {s.name: s.port for s in task.services if s.port}
     account = Account("acct_", "", "", "")
-    env = {**_agent_env(account, SimpleNamespace(base="")),  # type: ignore[arg-type]
+    env = {**agent_env(account, SimpleNamespace(base="")),  # type: ignore[arg-type]
            **service_env(task, {s.name: 0 for s in task.services})}
     env.pop("PATH", None)
     if not caches:

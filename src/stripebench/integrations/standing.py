@@ -26,8 +26,7 @@ from ..harness.sandbox import Sandbox, make_sandbox
 from ..harness.task import Task
 from ..harness.trial import (
     TrialConfig,
-    _agent_env,
-    _start_services,
+    agent_env,
     grade,
     processes_in,
     route_webhooks,
@@ -35,6 +34,7 @@ from ..harness.trial import (
     service_env,
     service_ports,
     setup_accounts,
+    start_services,
     submission_changes,
     write_json_atomic,
 )
@@ -91,7 +91,7 @@ def open_trial(task: Task, emulator: Emulator, trial_dir: Path, workdir: Path, *
         write_json_atomic(trial_dir / "fixtures.json", refs)
         write_json_atomic(trial_dir / "stripe_seed.json", emulator.snapshot(account.id))
         ports = service_ports(task, "fixed" if fixed_ports else "local")
-        env = {**_agent_env(account, emulator), **service_env(task, ports)}
+        env = {**agent_env(account, emulator), **service_env(task, ports)}
         if task.setup_command:
             try:
                 run_setup(task, workdir, env, emulator, trial_dir)
@@ -99,7 +99,7 @@ def open_trial(task: Task, emulator: Emulator, trial_dir: Path, workdir: Path, *
                 raise TrialSetupError(str(exc)) from None
         sandbox = make_sandbox("local", workdir, env)
         try:
-            _start_services(sandbox, task, ports)
+            start_services(sandbox, task, ports)
         except Exception as exc:  # noqa: BLE001 - SandboxError: which service, its log
             sandbox.stop()
             raise TrialSetupError(f"the task's services did not start: {exc}") from None
