@@ -107,8 +107,9 @@ def test_refund_control_absent_when_the_session_disables_it(page: Any, platform_
     assert drawer.get_by_role("button", name="Refund payment").count() == 0
     frame.get_by_role("button", name="Close").click()
     frame.get_by_role("button", name="View details of $15.00 payment").click()
-    assert frame.get_by_role("dialog").get_by_role(
-        "button", name="Accept dispute").count() == 1
+    accept = frame.get_by_role("dialog").get_by_role("button", name="Accept dispute")
+    accept.wait_for()  # the drawer renders after the click: count() alone raced it
+    assert accept.count() == 1
     # The wall is on the server too: the component API refuses the refund.
     token = page.frame_locator("iframe").locator("body").evaluate(
         "() => JSON.parse(decodeURIComponent(location.hash.slice(1))).token")
