@@ -12,7 +12,9 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import stripe
@@ -442,3 +444,40 @@ def test_checkout_redirect_reaches_the_hosted_page(emulator: RunningEmulator,
         assert "Routed Mug" in text and "$12.34" in text
     finally:
         box.stop()
+
+
+def test_stopping_relays_ends_open_connections_quietly(caplog: Any) -> None:
+    """A relay thread stopped with a connection still open cancels that connection's task
+    and closes its loop: the task used to be reported as destroyed while pending when the
+    loop was collected, in the middle of a benchmark run's output."""
+    import gc
+    import logging
+    import socket as socket_mod
+    import threading as threading_mod
+
+    from stripebench.routing.front import RelayThread
+
+    target = socket_mod.socket()
+    target.bind(("127.0.0.1", 0))
+    target.listen()
+    accepted: list[socket_mod.socket] = []
+    threading_mod.Thread(target=lambda: accepted.append(target.accept()[0]), daemon=True).start()
+    relays = RelayThread()
+    bound = relays.add("tcp:127.0.0.1:0", f"tcp:127.0.0.1:{target.getsockname()[1]}")
+    client = socket_mod.create_connection(("127.0.0.1", int(bound.rsplit(":", 1)[1])))
+    client.sendall(b"hello")
+    for _ in range(100):
+        if accepted:
+            break
+        time.sleep(0.02)
+    assert accepted, "the relay never reached its target"
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        relays.stop()
+        loop = relays.loop
+        del relays
+        gc.collect()
+    assert loop.is_closed()
+    assert not [r for r in caplog.records if "destroyed but it is pending" in r.getMessage()]
+    client.close()
+    accepted[0].close()
+    target.close()

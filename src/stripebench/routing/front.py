@@ -65,11 +65,20 @@ class RelayThread:
             for server in self._servers:
                 server.close()
             self._servers.clear()
+            # Connections still open end here, not when the loop is collected (which
+            # printed "Task was destroyed but it is pending!" into a run's output).
+            pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending, timeout=5)
 
         if self.loop.is_running():
             self._run(close())
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(timeout=5)
+        if not self.loop.is_running() and not self.loop.is_closed():
+            self.loop.close()
 
 
 def host_connector(target: str) -> relay.Connector:
