@@ -32,11 +32,12 @@ from functools import partial
 from pathlib import Path
 
 from stripebench.grading.sdk_upgrade.cases import contract_cases
-from stripebench.grading.sdk_upgrade.service_copies import (
-    REQUEST_TIMEOUT,
-    Budget,
-    ServiceCopies,
-    grade_upgrades,
+from stripebench.grading.sdk_upgrade.service_copies import ServiceCopies, grade_upgrades
+from stripebench.grading.sdk_upgrade.upgraded import (
+    Target,
+    code_files,
+    require_upgraded,
+    stale_versions,
 )
 
 SERVICES = ("payments", "invoices", "subscriptions")
@@ -49,12 +50,13 @@ MODULE = "github.com/stripe/stripe-go/v"
 # require block.
 REQUIREMENT = re.compile(r"^\s*(?:require\s+)?github\.com/stripe/stripe-go/v(\d+)\s+"
                          r"v(\d+)\.\d+\.\d+\S*", re.MULTILINE)
-# Go string literals: interpreted ("...") and raw (`...`).
-VERSION_LITERAL = re.compile(r"""["`](\d{4}-\d{2}-\d{2}(?:\.[a-z]+)?)["`]""")
 
 
 def current_version() -> str:
     return API_VERSION
+
+
+TARGET = Target("stripe-go", "GoBindings", MAJOR, current_version())
 
 
 def _small_file(path: Path, limit: int = 1_000_000) -> str:
@@ -90,25 +92,6 @@ SERVICE_BUDGET = 20.0
 BUILD_AND_START_SECONDS = 120.0
 
 
-def stale_versions(work: Path, service: str) -> list[str]:
-    """Older API versions named in the service's Go code (its package and shared ones;
-    not the other services' packages, nor hidden folders such as the build cache)."""
-    from stripebench.emulator.versions import KNOWN_VERSIONS
-
-    others = {work / "services" / s for s in SERVICES if s != service}
-    found = []
-    for folder, dirs, names in os.walk(work):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "vendor"
-                         and Path(folder) / d not in others)
-        for path in (Path(folder) / n for n in sorted(names) if n.endswith(".go")):
-            if not path.is_file() or path.stat().st_size > 2_000_000:  # FIFOs hang a read
-                continue
-            found += [f"{path.relative_to(work)}: {literal}"
-                      for literal in VERSION_LITERAL.findall(path.read_text(errors="replace"))
-                      if literal in KNOWN_VERSIONS and literal != current_version()]
-    return found
-
-
 def sdk_majors(work: Path, service: str) -> set[int]:
     """The stripe-go majors the service's package depends on, as its build resolves them
     (`go list -deps`, offline, nothing compiled or run): a service that keeps its v72 code
@@ -139,33 +122,23 @@ def sdk_majors(work: Path, service: str) -> set[int]:
     return majors
 
 
-def upgraded(work: Path, copies: ServiceCopies, service: str, bypassing: list[str]
-             ) -> bool:
-    status, info = Budget(REQUEST_TIMEOUT).get(copies.urls[service] + "/version")
-    if status != 200 or not isinstance(info, dict):
-        raise ValueError(f"GET /version answered {status}: {str(info)[:200]}")
-    sdk = str(info.get("stripe_sdk", ""))
-    if sdk.removeprefix("v").split(".")[0] != str(MAJOR):
-        raise ValueError(f"the service runs stripe-go {sdk!r}, not {MAJOR}.x")
-    if info.get("api_version") != current_version():
-        raise ValueError(f"the service uses API version {info.get('api_version')!r}, "
-                         f"not {current_version()}")
+def links_v85_alone(work: Path, service: str) -> None:
     majors = sdk_majors(work, service)
     if majors != {MAJOR}:
         found = ", ".join(f"v{m}" for m in sorted(majors)) or "no stripe-go"
-        raise ValueError(f"the service's package depends on {found}, not stripe-go v{MAJOR} "
-                         "alone")
-    stale = stale_versions(work, service)
-    if stale:
-        raise ValueError("older API versions still in the code: " + ", ".join(stale))
-    problems = copies.recorders[service].problems("GoBindings", MAJOR, current_version())
-    if problems:
-        raise ValueError(f"its Stripe requests are not stripe-go v{MAJOR} at the current API "
-                         "version: " + "; ".join(problems))
-    if bypassing:
-        raise ValueError("Stripe requests went around the grader's recording proxies: "
-                         + "; ".join(bypassing))
-    return True
+        raise ValueError(f"the service's package depends on {found}, not stripe-go "
+                         f"v{MAJOR} alone")
+
+
+def upgraded(work: Path, copies: ServiceCopies, service: str, bypassing: list[str]
+             ) -> bool:
+    def elsewhere(path: Path) -> bool:  # another service's code
+        return path in {work / "services" / s for s in SERVICES if s != service}
+
+    files = code_files(work, (".go",), ("vendor",), elsewhere)
+    return require_upgraded(TARGET, copies, service, bypassing,
+                            stale_versions(work, files, TARGET.version),
+                            partial(links_v85_alone, work, service))
 
 
 def main() -> None:

@@ -27,18 +27,18 @@ the test data are sdk-upgrade-python's: the three services answer the same JSON
 
 from __future__ import annotations
 
-import os
 import re
 import xml.etree.ElementTree as ElementTree
 from functools import partial
 from pathlib import Path
 
 from stripebench.grading.sdk_upgrade.cases import contract_cases
-from stripebench.grading.sdk_upgrade.service_copies import (
-    REQUEST_TIMEOUT,
-    Budget,
-    ServiceCopies,
-    grade_upgrades,
+from stripebench.grading.sdk_upgrade.service_copies import ServiceCopies, grade_upgrades
+from stripebench.grading.sdk_upgrade.upgraded import (
+    Target,
+    code_files,
+    require_upgraded,
+    stale_versions,
 )
 
 SERVICES = ("payments", "invoices", "subscriptions")
@@ -49,12 +49,14 @@ CURRENT_VERSION = "2026-07-29.dahlia"
 PIN = re.compile(r"^(\d+)\.\d+\.\d+$")
 CODE_SUFFIXES = (".java",)
 SKIP_DIRS = ("target", "__pycache__")
-VERSION_LITERAL = re.compile(r"""["'](\d{4}-\d{2}-\d{2}(?:\.[a-z]+)?)["']""")
 POM = "{http://maven.apache.org/POM/4.0.0}"
 
 
 def current_version() -> str:
     return CURRENT_VERSION
+
+
+TARGET = Target("stripe-java", "JavaBindings", MAJOR, current_version())
 
 
 def class_file(service: str) -> str:
@@ -115,48 +117,14 @@ SERVICE_BUDGET = 20.0
 BUILD_AND_START_SECONDS = 60.0
 
 
-def stale_versions(work: Path, service: str) -> list[str]:
-    """Older API versions named in the service's code (its file and shared modules; not
-    the other services' files, nor installed packages or hidden folders)."""
-    from stripebench.emulator.versions import KNOWN_VERSIONS
-
-    others = {class_file(s) for s in SERVICES if s != service}
-    found = []
-    for folder, dirs, names in os.walk(work):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
-                         and d not in SKIP_DIRS)
-        for path in (Path(folder) / n for n in sorted(names)
-                     if n.endswith(CODE_SUFFIXES) and n not in others):
-            if not path.is_file() or path.stat().st_size > 2_000_000:  # FIFOs hang a read
-                continue
-            found += [f"{path.relative_to(work)}: {literal}"
-                      for literal in VERSION_LITERAL.findall(path.read_text(errors="replace"))
-                      if literal in KNOWN_VERSIONS and literal != current_version()]
-    return found
-
-
 def upgraded(work: Path, copies: ServiceCopies, service: str, bypassing: list[str]
              ) -> bool:
-    status, info = Budget(REQUEST_TIMEOUT).get(copies.urls[service] + "/version")
-    if status != 200 or not isinstance(info, dict):
-        raise ValueError(f"GET /version answered {status}: {str(info)[:200]}")
-    sdk = str(info.get("stripe_sdk", ""))
-    if sdk.split(".")[0] != str(MAJOR):
-        raise ValueError(f"the service runs stripe-java {sdk!r}, not {MAJOR}.x")
-    if info.get("api_version") != current_version():
-        raise ValueError(f"the service uses API version {info.get('api_version')!r}, "
-                         f"not {current_version()}")
-    stale = stale_versions(work, service)
-    if stale:
-        raise ValueError("older API versions still in the code: " + ", ".join(stale))
-    problems = copies.recorders[service].problems("JavaBindings", MAJOR, current_version())
-    if problems:
-        raise ValueError(f"its Stripe requests are not stripe-java {MAJOR} at the current API "
-                         "version: " + "; ".join(problems))
-    if bypassing:
-        raise ValueError("Stripe requests went around the grader's recording proxies: "
-                         + "; ".join(bypassing))
-    return True
+    def elsewhere(path: Path) -> bool:  # another service's code
+        return path.name in {class_file(s) for s in SERVICES if s != service}
+
+    files = code_files(work, CODE_SUFFIXES, SKIP_DIRS, elsewhere)
+    return require_upgraded(TARGET, copies, service, bypassing,
+                            stale_versions(work, files, TARGET.version))
 
 
 def main() -> None:

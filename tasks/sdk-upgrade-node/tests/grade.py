@@ -26,30 +26,32 @@ the test data are sdk-upgrade-python's: the three services answer the same JSON.
 from __future__ import annotations
 
 import json
-import os
 import re
 from functools import partial
 from pathlib import Path
 
 from stripebench.grading.sdk_upgrade.cases import contract_cases
-from stripebench.grading.sdk_upgrade.service_copies import (
-    REQUEST_TIMEOUT,
-    Budget,
-    ServiceCopies,
-    grade_upgrades,
+from stripebench.grading.sdk_upgrade.service_copies import ServiceCopies, grade_upgrades
+from stripebench.grading.sdk_upgrade.upgraded import (
+    Target,
+    code_files,
+    require_upgraded,
+    stale_versions,
 )
 
 SERVICES = ("payments", "invoices", "subscriptions")
 MAJOR = 23
 PIN = re.compile(r"^[\^~]?(\d+)\.\d+\.\d+$")
 CODE_SUFFIXES = (".js", ".cjs", ".mjs", ".ts")
-VERSION_LITERAL = re.compile(r"""["'](\d{4}-\d{2}-\d{2}(?:\.[a-z]+)?)["']""")
 
 
 def current_version() -> str:
     import stripe
 
     return str(stripe.api_version)
+
+
+TARGET = Target("stripe-node", "NodeBindings", MAJOR, current_version())
 
 
 def _small_file(path: Path, limit: int = 1_000_000) -> str:
@@ -86,48 +88,15 @@ def pinned_major(work: Path) -> bool:
 SERVICE_BUDGET = 20.0
 
 
-def stale_versions(work: Path, service: str) -> list[str]:
-    """Older API versions named in the service's code (its file and shared modules; not
-    the other services' files, nor installed packages or hidden folders)."""
-    from stripebench.emulator.versions import KNOWN_VERSIONS
-
-    others = {f"{s}{suffix}" for s in SERVICES if s != service for suffix in CODE_SUFFIXES}
-    found = []
-    for folder, dirs, names in os.walk(work):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".")
-                         and d not in ("node_modules", "__pycache__"))
-        for path in (Path(folder) / n for n in sorted(names)
-                     if n.endswith(CODE_SUFFIXES) and n not in others):
-            if not path.is_file() or path.stat().st_size > 2_000_000:  # FIFOs hang a read
-                continue
-            found += [f"{path.relative_to(work)}: {literal}"
-                      for literal in VERSION_LITERAL.findall(path.read_text(errors="replace"))
-                      if literal in KNOWN_VERSIONS and literal != current_version()]
-    return found
-
-
 def upgraded(work: Path, copies: ServiceCopies, service: str, bypassing: list[str]
              ) -> bool:
-    status, info = Budget(REQUEST_TIMEOUT).get(copies.urls[service] + "/version")
-    if status != 200 or not isinstance(info, dict):
-        raise ValueError(f"GET /version answered {status}: {str(info)[:200]}")
-    sdk = str(info.get("stripe_sdk", ""))
-    if sdk.split(".")[0] != str(MAJOR):
-        raise ValueError(f"the service runs stripe-node {sdk!r}, not {MAJOR}.x")
-    if info.get("api_version") != current_version():
-        raise ValueError(f"the service uses API version {info.get('api_version')!r}, "
-                         f"not {current_version()}")
-    stale = stale_versions(work, service)
-    if stale:
-        raise ValueError("older API versions still in the code: " + ", ".join(stale))
-    problems = copies.recorders[service].problems("NodeBindings", MAJOR, current_version())
-    if problems:
-        raise ValueError(f"its Stripe requests are not stripe-node {MAJOR} at the current API "
-                         "version: " + "; ".join(problems))
-    if bypassing:
-        raise ValueError("Stripe requests went around the grader's recording proxies: "
-                         + "; ".join(bypassing))
-    return True
+    def elsewhere(path: Path) -> bool:  # another service's code
+        return path.name in {f"{s}{suffix}" for s in SERVICES if s != service
+                             for suffix in CODE_SUFFIXES}
+
+    files = code_files(work, CODE_SUFFIXES, ("node_modules", "__pycache__"), elsewhere)
+    return require_upgraded(TARGET, copies, service, bypassing,
+                            stale_versions(work, files, TARGET.version))
 
 
 def main() -> None:
