@@ -44,7 +44,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import key  # noqa: E402
-from service import call  # noqa: E402
 
 from stripebench.grading import (  # noqa: E402
     Grader,
@@ -52,6 +51,11 @@ from stripebench.grading import (  # noqa: E402
     stripe_client,
     workdir,
 )
+from stripebench.grading.bounded import Budget  # noqa: E402
+
+# The agent's server: each request waits at most 8 s, all of them together 60 s, and a
+# failure is an answer (status 0), never a grader error.
+call = Budget(60.0, request_timeout=8.0).call
 
 COLUMNS = ("customer_id", "product_id", "tour_date", "guests", "currency", "amount",
            "amount_paid", "status", "created_at")

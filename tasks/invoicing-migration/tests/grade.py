@@ -36,9 +36,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import key  # noqa: E402
-from service import call  # noqa: E402
 
 from stripebench.grading import Grader, fixtures, stripe_client, workdir  # noqa: E402
+from stripebench.grading.bounded import Budget  # noqa: E402
+
+# The agent's server: each request waits at most 8 s, all of them together 60 s, and a
+# failure is an answer (status 0), never a grader error.
+call = Budget(60.0, request_timeout=8.0).call
 
 # Invoices still say whether they were paid out of band before basil.
 BEFORE_BASIL = "2025-02-24.acacia"

@@ -18,7 +18,6 @@ every request the account's log holds from the grading must carry one of those s
 from __future__ import annotations
 
 import hashlib
-import http.client
 import json
 import os
 import re
@@ -38,68 +37,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...emulator.request_log import READ_PATH, STAMP_HEADER
+from ..bounded import Budget
 from ..environment import _env
 
 if TYPE_CHECKING:
     from ..checks import Grader
 
-# The services are the agent's code: however they misbehave (hang, reset, garbage), the
-# grader must finish and score them 0, never time out or crash (a grader_error leaves the
-# task out of every mean, which would reward breaking what one cannot fix).
-REQUEST_TIMEOUT = 10.0
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "host",
               "content-encoding", "accept-encoding", "proxy-connection", "upgrade", "te"}
-
-
-class Budget:
-    """Each GET to a service waits at most REQUEST_TIMEOUT seconds, and all of them
-    together `seconds` from the first (or from the last `restart`)."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.deadline = 0.0
-
-    def restart(self) -> None:
-        self.deadline = time.monotonic() + self.seconds
-
-    def get(self, url: str) -> tuple[int, Any]:
-        """(status, JSON body or text tail); status 0 when the service did not answer
-        (timeout, reset, refused, out of budget)."""
-        if not self.deadline:
-            self.restart()
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            return 0, "the service used up its share of the grader's time"
-        try:
-            with urllib.request.urlopen(url, timeout=min(REQUEST_TIMEOUT, left)) as response:
-                status, body = response.status, response.read()
-        except urllib.error.HTTPError as exc:
-            status = exc.code
-            try:
-                body = exc.read()
-            except OSError:
-                body = b""
-        except (OSError, ValueError, http.client.HTTPException) as exc:
-            return 0, f"no answer: {type(exc).__name__}: {exc}"
-        try:
-            return status, json.loads(body)
-        except ValueError:
-            return status, body.decode("utf-8", "replace")[-300:]
-
-    def compare(self, cases: Sequence[tuple[str, Callable[[], Any], int]]) -> tuple[float, str]:
-        """Fraction of (url, expected, status) cases a service answers exactly, and the
-        first miss described."""
-        good, first_miss = 0, ""
-        for url, expected, want_status in cases:
-            status, body = self.get(url)
-            wanted = expected()
-            if status == want_status and body == wanted:
-                good += 1
-            elif not first_miss:
-                first_miss = (f"{url.split('/', 3)[-1]}: got {status} "
-                              f"{json.dumps(body, sort_keys=True)[:600]}; expected "
-                              f"{want_status} {json.dumps(wanted, sort_keys=True)[:600]}")
-        return good / len(cases), first_miss
 
 
 class Recorder:
