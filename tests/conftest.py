@@ -116,3 +116,27 @@ def client(emulator: RunningEmulator, account: dict[str, str]) -> stripe.StripeC
                                base_addresses={"api": emulator.base, "files": emulator.base,
                                                "meter_events": emulator.base},
                                max_network_retries=2)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Any]:
+    """The harness's emulator (a child process, as a benchmark run starts it), one per
+    test module: what task proofs run their trials against."""
+    from stripebench.harness.emulator import Emulator
+
+    running = Emulator.start()
+    yield running
+    running.stop()
+
+
+def proof_trial(task_dir: Path, server: Any, tmp_path: Path, name: str, agent: Any,
+                sandbox: str = "local") -> dict[str, Any]:
+    """One scored trial of the task at `task_dir` under the harness, as a run makes it
+    (its folder is tmp_path/name); the trial must complete."""
+    from stripebench.harness.task import load_task
+    from stripebench.harness.trial import TrialConfig, run_trial
+
+    record = run_trial(load_task(task_dir), 0, tmp_path / name, agent, server,
+                       TrialConfig("proof", name, None, sandbox=sandbox))
+    assert record["status"] == "completed", record["error"]
+    return record

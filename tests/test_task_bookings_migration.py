@@ -18,13 +18,12 @@ from typing import Any
 
 import pytest
 
-from conftest import load_module
+from conftest import load_module, proof_trial
 from stripebench.harness.agents.simple import ScriptedAgent
 from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
 from stripebench.harness.sandbox import bwrap_available, npm_cache
 from stripebench.harness.task import load_task
-from stripebench.harness.trial import TrialConfig, run_trial
 
 TASK = Path(__file__).resolve().parent.parent / "tasks" / "bookings-migration"
 make_partial = load_module(TASK / "solution" / "make_partial.py", "bookings_migration_partial")
@@ -38,19 +37,9 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def server() -> Any:
-    running = Emulator.start()
-    yield running
-    running.stop()
-
-
 def trial(server: Emulator, tmp_path: Path, name: str, agent: Any,
           sandbox: str = "local") -> dict[str, Any]:
-    record = run_trial(load_task(TASK), 0, tmp_path / name, agent, server,
-                       TrialConfig("proof", name, None, sandbox=sandbox))
-    assert record["status"] == "completed", record["error"]
-    return record
+    return proof_trial(TASK, server, tmp_path, name, agent, sandbox)
 
 
 def messages(tmp_path: Path, name: str) -> dict[str, str]:

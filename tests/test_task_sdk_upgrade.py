@@ -14,14 +14,13 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import load_module
+from conftest import load_module, proof_trial
 from stripebench.harness.agents.simple import ScriptedAgent
 from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
 from stripebench.harness.fixtures import seed
 from stripebench.harness.sandbox import bwrap_available, wheelhouse
 from stripebench.harness.task import load_task
-from stripebench.harness.trial import TrialConfig, run_trial
 
 TASK = Path(__file__).resolve().parent.parent / "tasks" / "sdk-upgrade-python"
 make_partial = load_module(TASK / "solution" / "make_partial.py", "sdk_upgrade_make_partial")
@@ -36,19 +35,9 @@ BUMP_ONLY = [{"tool": "bash", "args": {"command":
     "sed -i 's/stripe.version.VERSION/stripe.VERSION/' services/*.py"}}]
 
 
-@pytest.fixture(scope="module")
-def server() -> Any:
-    running = Emulator.start()
-    yield running
-    running.stop()
-
-
 def trial(server: Emulator, tmp_path: Path, name: str, agent: Any,
           sandbox: str = "local") -> dict[str, Any]:
-    record = run_trial(load_task(TASK), 0, tmp_path / name, agent, server,
-                       TrialConfig("proof", name, None, sandbox=sandbox))
-    assert record["status"] == "completed", record["error"]
-    return record
+    return proof_trial(TASK, server, tmp_path, name, agent, sandbox)
 
 
 def test_tasks_check_proves_oracle_and_noop(tmp_path: Path) -> None:
@@ -185,7 +174,11 @@ def test_fixture_paths_take_references(server: Emulator) -> None:
 # STRIPE_BASE_URL, which named the emulator itself: the proxy saw only the honest request
 # and the old payments code scored as upgraded. The grader's copies now get the proxy in
 # every variable that names the emulator.
+# The old payments code, its version hidden from the literal scan, claiming the upgrade in
+# /version, and one honest request through STRIPE_API_BASE before `stripe.api_base` is set
+# to NEW_BASE (Python source run by the edit script in the trial).
 BYPASS_EDIT = r'''
+import os
 from pathlib import Path
 path = Path("services/payments.py")
 source = path.read_text()
@@ -197,13 +190,21 @@ source = source.replace(
     '    stripe.api_base = os.environ["STRIPE_API_BASE"].rstrip("/")',
     '    stripe.StripeClient(stripe.api_key, base_addresses={"api": os.environ["STRIPE_API_BASE"]})'
     '.v1.customers.list({"limit": 1})\n'
-    '    stripe.api_base = (os.environ.get("STRIPE_BASE_URL")'
-    ' or os.environ["STRIPE_API_BASE"]).rstrip("/")')
+    '    stripe.api_base = ' + NEW_BASE)
 path.write_text(source)
 '''
-BYPASS = [{"tool": "bash", "args": {"command": "set -e\n"
-           "printf 'stripe==16.1.0\\n' > requirements.txt\nbash install.sh\n"
-           f"python3 - <<'PY'\n{BYPASS_EDIT}\nPY\n"}}]
+
+
+def bypass(new_base: str) -> list[dict[str, Any]]:
+    edit = BYPASS_EDIT.replace("NEW_BASE", new_base)
+    return [{"tool": "bash", "args": {"command": "set -e\n"
+             "printf 'stripe==16.1.0\\n' > requirements.txt\nbash install.sh\n"
+             f"python3 - <<'PY'\n{edit}\nPY\n"}}]
+
+
+# STRIPE_BASE_URL named the emulator itself
+BYPASS = bypass("""'(os.environ.get("STRIPE_BASE_URL") or os.environ["STRIPE_API_BASE"])'"""
+                """'.rstrip("/")'""")
 
 
 def test_a_service_going_around_the_proxy_is_caught(server: Emulator, tmp_path: Path) -> None:
@@ -220,25 +221,8 @@ def test_a_service_going_around_the_proxy_is_caught(server: Emulator, tmp_path: 
 # into the code as a literal, so no variable the grader rewrites names it. Only the one
 # honest request passes the recording proxy; the emulator's own request log shows the
 # rest arriving without the proxy's stamp (stripebench.grading.sdk_upgrade.service_copies).
-HARDCODED_EDIT = r'''
-import os
-from pathlib import Path
-path = Path("services/payments.py")
-source = path.read_text()
-source = source.replace('stripe.api_version = "2022-08-01"',
-                        'stripe.api_version = "2022-08" + "-01"')
-source = source.replace('stripe.version.VERSION', 'stripe.VERSION')
-source = source.replace('"api_version": stripe.api_version', '"api_version": "2026-10-28.endive"')
-source = source.replace(
-    '    stripe.api_base = os.environ["STRIPE_API_BASE"].rstrip("/")',
-    '    stripe.StripeClient(stripe.api_key, base_addresses={"api": os.environ["STRIPE_API_BASE"]})'
-    '.v1.customers.list({"limit": 1})\n'
-    f'    stripe.api_base = {os.environ["STRIPE_API_BASE"].rstrip("/")!r}')
-path.write_text(source)
-'''
-HARDCODED = [{"tool": "bash", "args": {"command": "set -e\n"
-              "printf 'stripe==16.1.0\\n' > requirements.txt\nbash install.sh\n"
-              f"python3 - <<'PY'\n{HARDCODED_EDIT}\nPY\n"}}]
+# the address as it was during the agent's session, written in as a literal
+HARDCODED = bypass('repr(os.environ["STRIPE_API_BASE"].rstrip("/"))')
 
 
 def test_a_service_with_the_emulator_address_written_in_is_caught(server: Emulator,

@@ -19,13 +19,12 @@ from typing import Any
 
 import pytest
 
-from conftest import load_module
+from conftest import load_module, proof_trial
 from stripebench.harness.agents.simple import ScriptedAgent
 from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
 from stripebench.harness.sandbox import bwrap_available, go_module_cache
 from stripebench.harness.task import load_task
-from stripebench.harness.trial import TrialConfig, run_trial
 
 ROOT = Path(__file__).resolve().parent.parent
 TASK = ROOT / "tasks" / "sdk-upgrade-go"
@@ -40,13 +39,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def server() -> Any:
-    running = Emulator.start()
-    yield running
-    running.stop()
-
-
 @pytest.fixture
 def warm(monkeypatch: pytest.MonkeyPatch) -> None:
     """Local trials inherit GOCACHE: the build cache setup.sh filled."""
@@ -55,10 +47,7 @@ def warm(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def trial(server: Emulator, tmp_path: Path, name: str, agent: Any,
           sandbox: str = "local") -> dict[str, Any]:
-    record = run_trial(load_task(TASK), 0, tmp_path / name, agent, server,
-                       TrialConfig("proof", name, None, sandbox=sandbox))
-    assert record["status"] == "completed", record["error"]
-    return record
+    return proof_trial(TASK, server, tmp_path, name, agent, sandbox)
 
 
 def test_tasks_check_proves_oracle_and_noop(tmp_path: Path, warm: None) -> None:

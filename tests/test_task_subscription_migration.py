@@ -13,13 +13,12 @@ from typing import Any
 
 import pytest
 
-from conftest import load_module
+from conftest import load_module, proof_trial
 from stripebench.grading import objects_of
 from stripebench.harness.agents.simple import ScriptedAgent
 from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
 from stripebench.harness.task import load_task
-from stripebench.harness.trial import TrialConfig, run_trial
 
 TASK = Path(__file__).resolve().parent.parent / "tasks" / "subscription-migration"
 make_partial = load_module(TASK / "solution" / "make_partial.py",
@@ -27,18 +26,9 @@ make_partial = load_module(TASK / "solution" / "make_partial.py",
 MIGRATED = {"C1001", "C1002", "C1003", "C1004", "C1005", "C1006", "C1007", "C1008", "C1010"}
 
 
-@pytest.fixture(scope="module")
-def server() -> Any:
-    running = Emulator.start()
-    yield running
-    running.stop()
-
-
-def trial(server: Emulator, tmp_path: Path, name: str, agent: Any) -> dict[str, Any]:
-    record = run_trial(load_task(TASK), 0, tmp_path / name, agent, server,
-                       TrialConfig("proof", name, None, sandbox="local"))
-    assert record["status"] == "completed", record["error"]
-    return record
+def trial(server: Emulator, tmp_path: Path, name: str, agent: Any,
+          sandbox: str = "local") -> dict[str, Any]:
+    return proof_trial(TASK, server, tmp_path, name, agent, sandbox)
 
 
 # Forgets what was written back, as if a run had died before writing it: the next run
