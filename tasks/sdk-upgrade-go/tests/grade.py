@@ -86,7 +86,7 @@ def pinned_major(work: Path) -> bool:
 
 
 # The services are the agent's code: each GET to one waits at most REQUEST_TIMEOUT
-# seconds, and each service's together at most SERVICE_BUDGET (see service_copies.Budget).
+# seconds, and each service's together at most SERVICE_BUDGET (see grading/bounded.py).
 SERVICE_BUDGET = 20.0
 # The copies build (from the warm cache of the services' own build) and start.
 BUILD_AND_START_SECONDS = 120.0

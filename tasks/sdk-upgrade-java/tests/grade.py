@@ -110,7 +110,7 @@ def pinned_major(work: Path) -> bool:
 
 
 # The services are the agent's code: each GET to one waits at most REQUEST_TIMEOUT
-# seconds, and each service's together at most SERVICE_BUDGET (see service_copies.Budget).
+# seconds, and each service's together at most SERVICE_BUDGET (see grading/bounded.py).
 SERVICE_BUDGET = 20.0
 # The copies start from the services' build (target/), made when they restarted: a JVM
 # starts in 1-3 s; a build (when the code changed since then) takes 15-30 s.

@@ -72,7 +72,7 @@ def pinned_major(work: Path) -> bool:
 
 
 # The services are the agent's code: each GET to one waits at most REQUEST_TIMEOUT
-# seconds, and each service's together at most SERVICE_BUDGET (see service_copies.Budget).
+# seconds, and each service's together at most SERVICE_BUDGET (see grading/bounded.py).
 SERVICE_BUDGET = 25.0
 
 
