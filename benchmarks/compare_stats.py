@@ -3,7 +3,7 @@ effect, false-positive rate under no effect, power, and the time a comparison ta
 
     .venv/bin/python benchmarks/compare_stats.py [--seeds 200] [--effect 0.2]
 
-Synthetic pairs as in tests/test_compare.py (4 tasks, 8 attempts, rewards the share of
+Synthetic pairs as in tests/results/test_compare.py (4 tasks, 8 attempts, rewards the share of
 4 checks passed). Prints figures; nothing is asserted.
 """
 
@@ -19,9 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from test_compare import arm, synthetic_pairs, write_run  # noqa: E402
+
 from stripebench.results import load_run, stats  # noqa: E402
 from stripebench.results.compare import compare_runs  # noqa: E402
-from test_compare import arm, synthetic_pairs, write_run  # noqa: E402
 
 
 def main() -> None:

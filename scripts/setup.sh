@@ -51,7 +51,7 @@ if [ -z "$(ls -A .cache/tiktoken 2>/dev/null)" ]; then
 fi
 
 # Harbor (the Terminal-Bench 2 harness) needs Python >= 3.12: its own venv, .venv-harbor,
-# checks the tasks `stripebench export harbor` writes (tests/test_harbor_export.py).
+# checks the tasks `stripebench export harbor` writes (tests/integrations/test_harbor_export.py).
 harbor_pin='harbor==0.26.0'
 if ! .venv-harbor/bin/pip show harbor 2>/dev/null | grep -qx "Version: ${harbor_pin#harbor==}"; then
   python312=""
@@ -102,9 +102,9 @@ compgen -G "$ray_wheels/ray-2.60.0-*.whl" >/dev/null ||
 .venv/bin/python -c "import importlib.metadata as m; assert m.version('ray') == '2.60.0'" \
   2>/dev/null || .venv/bin/pip install -q --no-index --find-links "$ray_wheels" 'ray==2.60.0'
 
-# stripe-java and stripe-go, current and old majors, for tests/test_java_sdk.py and
-# tests/test_go_sdk.py: Maven artifacts into the project's own repository .cache/m2, Go
-# modules into .cache/go, so the tests build offline (`mvn -o`, GOPROXY=off). A pom is
+# stripe-java and stripe-go, current and old majors, for the tests in tests/emulator/sdks/
+# (test_java_sdk.py, test_go_sdk.py): Maven artifacts into the project's own repository
+# .cache/m2, Go modules into .cache/go, so the tests build offline (`mvn -o`, GOPROXY=off). A pom is
 # resolved again only when it changed (its classpath file is older than it).
 root=$PWD
 for pom in tests/sdk_programs/java/*/pom.xml; do
@@ -144,7 +144,8 @@ if command -v go >/dev/null 2>&1; then
     rm -rf "$scratch"
   done
 else
-  echo "setup: no Go toolchain; the stripe-go tests (tests/test_go_sdk.py) need one" >&2
+  echo "setup: no Go toolchain; the stripe-go tests" \
+       "(tests/emulator/sdks/test_go_sdk.py) need one" >&2
 fi
 
 # The offline npm cache (the npm twin of the wheelhouse) of the Node tasks: a trial

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -17,8 +19,30 @@ import pytest
 import stripe
 import uvicorn
 
+from markers import MARKERS
 from stripebench.emulator.app import EmulatorApp
 from stripebench.emulator.server import build, uvicorn_config
+
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test from the one table in markers.py; a module missing there, or a test
+    that asks for the browser fixture in a module not marked `browser`, fails collection."""
+    unlisted = set()
+    for item in items:
+        module = item.path.resolve().relative_to(TESTS).as_posix()
+        if module not in MARKERS:
+            unlisted.add(module)
+            continue
+        for name in MARKERS[module]:
+            item.add_marker(name)
+        if "browser" in getattr(item, "fixturenames", ()) and "browser" not in MARKERS[module]:
+            raise pytest.UsageError(f"{module} uses the browser fixture: mark it `browser` "
+                                    "in tests/markers.py")
+    if unlisted:
+        raise pytest.UsageError("test modules missing from tests/markers.py (say which "
+                                f"markers they need, or () for fast): {sorted(unlisted)}")
 
 
 def load_module(path: Path, name: str) -> ModuleType:
@@ -68,6 +92,17 @@ def start_emulator(**kwargs: object) -> RunningEmulator:
             raise RuntimeError("emulator did not start")
         time.sleep(0.02)
     return RunningEmulator(app, base, thread, server)
+
+
+STRIPEBENCH = str(Path(sys.executable).parent / "stripebench")
+
+
+def run_exec(emulator: RunningEmulator, account: dict[str, str], workdir: Path, *command: str,
+             timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    """`stripebench exec`: a command in a routed sandbox, reaching the emulator as Stripe."""
+    return subprocess.run([STRIPEBENCH, "exec", "--emulator", emulator.base, "--account",
+                           account["id"], "--workdir", str(workdir), "--", *command],
+                          capture_output=True, text=True, timeout=timeout)
 
 
 CHROMIUM = "/usr/bin/chromium"

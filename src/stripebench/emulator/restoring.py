@@ -10,7 +10,7 @@ On disk, the new account's rows are written under a fresh generation number in s
 transactions of their own, which no reader looks at; one short transaction then points
 the account row at that generation (the commit point), and the old generation's rows
 are swept in chunks. A kill before the commit point leaves the old account whole, a kill
-after it the new one: never neither, never a mix (`tests/test_core_restore.py`).
+after it the new one: never neither, never a mix (`tests/emulator/core/test_core_restore.py`).
 """
 
 from __future__ import annotations

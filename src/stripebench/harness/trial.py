@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import safe_files
+from ..sandbox import safe_files
 from . import fixtures as fixture_mod
 from .agents.base import Agent, AgentContext, AgentOutcome
 from .emulator import Emulator, EmulatorDown

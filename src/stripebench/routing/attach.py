@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from ..sandbox_base import SandboxError, kill_group
+from ..sandbox.base import SandboxError, kill_group
 from .bwrap import BubblewrapSandbox, Routing
 
 

@@ -40,7 +40,7 @@ import stripebench
 
 from ..emulator.tls import Certificates, ensure_certificates
 from ..emulator.web import STRIPE_HOSTS
-from ..sandbox_base import (
+from ..sandbox.base import (
     ExecResult,
     SandboxError,
     WorkdirFiles,

@@ -15,7 +15,7 @@ from collections.abc import Coroutine
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..sandbox_sockets import pinned_socket_path
+from ..sandbox.sockets import pinned_socket_path
 from . import relay
 from .gate import serve_gated
 

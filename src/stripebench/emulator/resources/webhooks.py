@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ...sandbox_sockets import pinned_socket_path
+from ...sandbox.sockets import pinned_socket_path
 from .. import events, render
 from ..context import Ctx
 from ..errors import InvalidRequest

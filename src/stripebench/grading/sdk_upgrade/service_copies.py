@@ -63,7 +63,7 @@ class Recorder:
                 # Every value of each header is recorded, and the emulator gets only the
                 # first: with two Stripe-Version headers a proxy that recorded one saw the
                 # current version while the emulator answered the other (red team in
-                # tests/test_task_sdk_upgrade_java.py).
+                # tests/tasks/test_task_sdk_upgrade_java.py).
                 versions = self.headers.get_all("Stripe-Version") or []
                 agents = self.headers.get_all("User-Agent") or []
                 recorder.requests.append({

@@ -1,6 +1,6 @@
 """Claude Code (`claude -p`, @anthropic-ai/claude-code 2.1.x) with only our MCP tools.
 
-Verified against the real CLI (tests/test_agents_real_cli.py):
+Verified against the real CLI (tests/harness/test_agents_real_cli.py):
 - `--tools ""` removes every built-in tool (Bash, Read, Write, Edit, WebFetch, Task, ...):
   the model's request lists none of them and a call to one is answered "No such tool
   available"; `ENABLE_TOOL_SEARCH=false` drops the deferred-tool placeholder too, so the

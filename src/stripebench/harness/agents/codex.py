@@ -1,6 +1,6 @@
 """Codex (`codex exec`, @openai/codex 0.171) with only our MCP tools.
 
-Verified against the real CLI (tests/test_agents_real_cli.py):
+Verified against the real CLI (tests/harness/test_agents_real_cli.py):
 - The model is reached through a model provider of our own (`-c model_provider=...`,
   `model_providers.<id>.base_url`, `wire_api="responses"`): Codex ignores
   OPENAI_BASE_URL. It speaks the Responses API, streaming.

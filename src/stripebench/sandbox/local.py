@@ -1,0 +1,108 @@
+"""The local sandbox: commands in a plain directory on this machine (fast, no isolation:
+for tests and machines without namespaces). Scores from it are not comparable."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .base import (
+    ExecResult,
+    WorkdirFiles,
+    as_unprivileged,
+    kill_group,
+    open_service_log,
+    port_open,
+    run_captured,
+    shell_argv,
+    url_ok,
+    wait_until_ready,
+)
+
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
+
+
+class LocalSandbox(WorkdirFiles):
+    """Commands run directly in `workdir` on this machine. No isolation at all."""
+
+    def __init__(self, workdir: Path | str, env: dict[str, str] | None = None) -> None:
+        self.workdir = Path(workdir).resolve()
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.env = dict(env or {})
+        self._groups: set[int] = set()
+        self._services: dict[str, subprocess.Popen[bytes]] = {}
+
+    # processes ------------------------------------------------------------
+    def full_env(self, extra: dict[str, str] | None) -> dict[str, str]:
+        # No isolation here, but at least the harness's own credentials (model API keys,
+        # control-plane token) are not handed to the agent's commands.
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("STRIPEBENCH_") and not _SECRET_NAME.search(k)}
+        env.update(self.env)
+        env.update(extra or {})
+        return env
+
+    def exec(self, command: str | list[str], *, timeout: float = 120,
+             output_limit: int = 100_000, env: dict[str, str] | None = None,
+             cwd: str | None = None) -> ExecResult:
+        where = self.resolve(cwd) if cwd else self.workdir
+        return run_captured(shell_argv(command), env=self.full_env(env), cwd=where,
+                            timeout=timeout, output_limit=output_limit,
+                            on_start=self._groups.add)
+
+    def start_service(self, name: str, command: str, *, ready_url: str | None = None,
+                      ready_port: int | None = None, timeout: float = 60,
+                      hide: Sequence[str] = (), unprivileged: bool = False) -> None:
+        # `hide` cannot be honoured without namespaces: a local sandbox isolates nothing.
+        # `unprivileged`: not root, in a user namespace of its own (as_unprivileged).
+        argv = shell_argv(command)
+        if unprivileged and os.geteuid() == 0:
+            argv = [*as_unprivileged(), *argv]
+        log = open_service_log(self.workdir, name)
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=subprocess.STDOUT, env=self.full_env(None),
+                                    cwd=self.workdir, start_new_session=True)
+        finally:
+            os.close(log)
+        self._groups.add(proc.pid)
+        self._services[name] = proc
+        probe = _probe_for(ready_url, ready_port)
+        if probe is not None:
+            wait_until_ready(probe, name=name, timeout=timeout, proc=proc, workdir=self.workdir)
+
+    def expose_port(self, port: int) -> int:
+        """The host port where the sandbox's `port` is reachable (here: the same one)."""
+        return port
+
+    def service_address(self, port: int) -> str:
+        return "direct"  # the sandbox's loopback is the host's
+
+    def stop(self) -> None:
+        for pgid in list(self._groups):
+            kill_group(pgid)
+        for proc in self._services.values():
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        self._groups.clear()
+        self._services.clear()
+
+    def __enter__(self) -> LocalSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _probe_for(ready_url: str | None, ready_port: int | None) -> Any:
+    if ready_url:
+        return lambda: url_ok(ready_url)
+    if ready_port:
+        return lambda: port_open("127.0.0.1", ready_port)
+    return None
