@@ -479,8 +479,8 @@ def test_an_old_completed_trial_without_a_reward_is_listed_and_retried(tmp_path:
     from stripebench.results import load_run, summarize
 
     plan = RunPlan(out=tmp_path, tasks=[SHOP], agent_name="scripted", model=None)
-    from stripebench.harness.runner import prepare, trial_dir
-    from stripebench.harness.trial import write_json_atomic
+    from stripebench.harness.runner import prepare
+    from stripebench.rundir import trial_dir, write_json_atomic
     prepare(plan)
     folder = trial_dir(tmp_path, SHOP.id, 1)
     folder.mkdir(parents=True)

@@ -10,7 +10,7 @@ import stripe
 
 from stripebench.harness.sandbox import LocalSandbox
 from stripebench.harness.tools import Toolbox
-from stripebench.harness.transcript import Transcript, read
+from stripebench.rundir.transcript import Transcript, read
 
 
 def ref_of(snapshot: str, role_and_name: str) -> str:

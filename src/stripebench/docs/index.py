@@ -120,6 +120,21 @@ def guides_index(guide_paths: list[Path]) -> Path:
     return target
 
 
+DOCS_MODES = ("overlay", "replace")
+
+
+def corpus_index(folder: Path, mode: str) -> Path:
+    """The index of a run's own documentation corpus: the API reference as usual, with the
+    guides of `folder` on top of the packaged ones (overlay) or in their place (replace).
+    ValueError when the guides do not make a corpus (two guides with one id, ...)."""
+    if mode not in DOCS_MODES:
+        raise ValueError(f"docs mode must be one of {', '.join(DOCS_MODES)}, got {mode!r}")
+    own = {p.name: p for p in sorted(Path(folder).glob("*.md"))}
+    packaged = {p.name: p for p in guides.guide_files()}
+    chosen = own if mode == "replace" else {**packaged, **own}
+    return guides_index([chosen[name] for name in sorted(chosen)])
+
+
 def write_index(path: Path, sections: Iterable[Section]) -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)

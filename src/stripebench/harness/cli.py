@@ -73,12 +73,12 @@ def run_command(
     """Run an agent over tasks: every trial graded and recorded under --out."""
     from rich.console import Console
 
+    from ..rundir import SCORED, describe
     from .agents import BUILTIN, Agent, AgentError, default_agent, make_agent
     from .interventions import InterventionError, Interventions
     from .prompt import system_prompt as arm_system_prompt
     from .runner import RunError, RunPlan, execute, pending
     from .task import TaskError, discover, select
-    from .trial import SCORED
 
     if ctx.args and not tasks:
         raise _fail(f"unexpected argument(s): {' '.join(ctx.args)}")
@@ -128,8 +128,6 @@ def run_command(
                   f"{f' ({label})' if label else ''}: {total} trial(s) of "
                   f"{len(chosen)} task(s) in {sandbox} sandboxes → {out}"
                   + (f" ({done} already done)" if done else ""))
-    from .interventions import describe
-
     for name, what in describe({"interventions": arm.record()}).items():
         console.print(f"  {name}: {what}", markup=False)
     if arm.tools is not None and "submit" not in arm.tools:

@@ -4,8 +4,8 @@
 skills, a subset of the tools and an alternative documentation corpus, plus a label for
 the arm. Each is copied into the run directory (`interventions/`) when the run starts and
 recorded in run.json with a content hash, so a run says exactly what it tested and a
-resumed run must ask for the same thing. `stripebench compare` reads the records to say
-what differs between two arms.
+resumed run must ask for the same thing. `stripebench compare` reads the records
+(rundir.describe) to say what differs between two arms.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..docs.guide_pages import guide_files
+from ..docs.index import DOCS_MODES, corpus_index
+from ..rundir.layout import INTERVENTIONS as COPIES  # in the run directory
 from .tools.toolbox import SPECS
 
 ALL_TOOLS = tuple(s.name for s in SPECS)
 SKILLS_DIR = ".skills"  # in the trial's workdir
-COPIES = "interventions"  # in the run directory
-DOCS_MODES = ("overlay", "replace")
 SKILL_FILES_LISTED = 50
 
 
@@ -135,9 +136,9 @@ class Interventions:
                                              for p in self.skills.rglob("*") if p.is_file())}
         if self.restricted_tools is not None:
             out["tools"] = list(self.restricted_tools)
+            # what "without ..." is measured against when the record is read back
+            out["tools_offered"] = list(ALL_TOOLS)
         if self.docs is not None:
-            from ..docs.guide_pages import guide_files
-
             own = sorted(p.name for p in self.docs.glob("*.md"))
             packaged = {p.name for p in guide_files()}
             out["docs"] = {"dir": str(self.docs), "mode": self.docs_mode,
@@ -240,15 +241,9 @@ def skill_summary(path: Path) -> str:
 
 
 def docs_index(folder: Path, mode: str) -> Path:
-    """The index for a run's documentation corpus: the API reference as usual, with the
-    guides of `folder` on top of the packaged ones (overlay) or in their place."""
-    from ..docs.guide_pages import guide_files
-    from ..docs.index import guides_index
-
-    own = {p.name: p for p in sorted(folder.glob("*.md"))}
-    guides = own if mode == "replace" else {**{p.name: p for p in guide_files()}, **own}
+    """The index for a run's documentation corpus (docs.index.corpus_index)."""
     try:
-        return guides_index([guides[name] for name in sorted(guides)])
+        return corpus_index(folder, mode)
     except ValueError as exc:  # two guides with one id, and the like
         raise InterventionError(f"--docs {folder}: {exc}") from None
 
@@ -264,38 +259,3 @@ def system_text(default: str, iv: Interventions) -> str:
     if iv.addendum is not None:
         text = text.rstrip() + "\n\n" + iv.addendum.strip() + "\n"
     return text
-
-
-def describe(meta: dict[str, Any]) -> dict[str, str]:
-    """run.json's interventions in a few words each, for reports (empty: defaults)."""
-    out = {}
-    record = meta.get("interventions") or {}
-    if meta.get("label"):
-        out["label"] = str(meta["label"])
-    if "system_prompt" in record:
-        r = record["system_prompt"]
-        out["system prompt"] = f"replaced by {Path(str(r['file'])).name} ({r['sha256'][:8]})"
-    if "system_prompt_addendum" in record:
-        r = record["system_prompt_addendum"]
-        out["system prompt addendum"] = f"{Path(str(r['file'])).name} ({r['sha256'][:8]})"
-    if "skills" in record:
-        r = record["skills"]
-        out["skills"] = f"{Path(str(r['dir'])).name}/: {len(r['files'])} file(s) " \
-                        f"({r['sha256'][:8]})"
-    if "tools" in record:
-        out["tools"] = "without " + ", ".join(_collapse(
-            [t for t in ALL_TOOLS if t not in record["tools"]]))
-    if "docs" in record:
-        r = record["docs"]
-        changed = ", ".join(r["replaced"] + r["added"])
-        out["docs"] = f"{Path(str(r['dir'])).name}/ ({r['mode']}: {changed}) " \
-                      f"({r['sha256'][:8]})"
-    return out
-
-
-def _collapse(names: list[str]) -> list[str]:
-    """`browser_*` for every browser tool rather than twelve names."""
-    family = [t for t in ALL_TOOLS if t.startswith("browser_")]
-    if family and all(t in names for t in family):
-        names = ["browser_*"] + [n for n in names if n not in family]
-    return names or ["nothing"]

@@ -37,12 +37,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..rundir import new_record, trial_dir, write_result
 from .agents import Agent
 from .emulator import Emulator, EmulatorDown
 from .interventions import COPIES, Interventions, docs_index
-from .runner import MAX_EMULATOR_RESTARTS, RunError, RunPlan, pending, prepare, trial_dir
+from .runner import MAX_EMULATOR_RESTARTS, RunError, RunPlan, pending, prepare
 from .task import Task, load_task
-from .trial import TrialConfig, run_trial, write_json_atomic
+from .trial import TrialConfig, run_trial
 
 # How often Ray reruns a trial whose worker process died (system failures only: a trial
 # that ran to its end, whatever its status, is never rerun by Ray); $STRIPEBENCH_RAY_RETRIES.
@@ -266,13 +267,13 @@ def failed_record(task: Task, attempt: int, config: TrialConfig, status: str, er
                   started: float) -> dict[str, Any]:
     """The result of a trial that never produced its own (its workers kept dying)."""
     finished = time.time()
-    return {"task": task.id, "category": task.category, "attempt": attempt,
-            "run_id": config.run_id, "agent": config.agent_name, "model": config.model,
-            "status": status, "reward": None, "subscores": {}, "turns": 0,
-            "input_tokens": 0, "output_tokens": 0, "cost_usd": None, "tool_calls": 0,
-            "error": error, "notes": [], "started": started,
-            "subproblems": {s.name: list(s.subscores) for s in task.subproblems},
-            "finished": finished, "wall_seconds": round(finished - started, 3)}
+    record: dict[str, Any] = {**new_record(
+        task=task.id, task_version=task.version, category=task.category, attempt=attempt,
+        run_id=config.run_id, agent=config.agent_name, model=config.model,
+        sealed=config.sandbox != "local", status=status, started=started,
+        subproblems={s.name: list(s.subscores) for s in task.subproblems})}
+    record.update(error=error, finished=finished, wall_seconds=round(finished - started, 3))
+    return record
 
 
 # ---------------------------------------------------------------------------- driver
@@ -293,7 +294,7 @@ def store_trial(out: Path, record: dict[str, Any], archive: bytes) -> None:
         incoming.rename(final)
     finally:
         shutil.rmtree(incoming, ignore_errors=True)
-    write_json_atomic(final / "result.json", record)
+    write_result(final, record)
 
 
 def connect(address: str | None, parallel: int | None) -> bool:

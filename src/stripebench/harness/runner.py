@@ -1,15 +1,11 @@
 """A run: every (task, attempt) trial of one agent, in parallel, resumable after kill -9.
 
-Layout of a run directory:
-    run.json                           what was asked (agent, model, tasks, attempts)
-    trials/<task>/<attempt>/result.json  written last and atomically: a trial is done
-                                         exactly when this file exists
-    trials/<task>/<attempt>/...          transcript.jsonl, workdir/, grader.log, ...
+The run directory (its layout, run.json, the trial records) belongs to stripebench.rundir;
+this module decides which trials are still to do and runs them.
 """
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 import time
@@ -19,11 +15,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..rundir import (
+    has_meta,
+    load_result,
+    needs_retry,
+    read_meta,
+    trial_dir,
+    write_meta,
+    write_result,
+)
 from .agents import Agent
 from .emulator import Emulator, EmulatorDown
 from .interventions import InterventionError, Interventions
 from .task import Task
-from .trial import RETRYABLE, SCORED, TrialConfig, run_trial, write_json_atomic
+from .trial import TrialConfig, run_trial
 
 # How often the emulator may die in one run before the run stops (it is restarted and
 # the trials it took down are redone each time).
@@ -56,23 +61,10 @@ class RunPlan:
         self.out = Path(self.out).absolute()
 
 
-def trial_dir(out: Path, task_id: str, attempt: int) -> Path:
-    return out / "trials" / task_id / str(attempt)
-
-
-def load_result(path: Path) -> dict[str, Any] | None:
-    try:
-        data: dict[str, Any] = json.loads((path / "result.json").read_text())
-        return data
-    except (OSError, json.JSONDecodeError):
-        return None
-
-
 def prepare(plan: RunPlan) -> dict[str, Any]:
     """Create or reopen run.json; on resume the agent and model must match."""
-    meta_path = plan.out / "run.json"
-    if meta_path.exists():
-        meta: dict[str, Any] = json.loads(meta_path.read_text())
+    if has_meta(plan.out):
+        meta = read_meta(plan.out)
         if not plan.resume:
             raise RunError(f"{plan.out} already holds a run; use --resume to finish it or "
                            "choose another --out")
@@ -92,7 +84,7 @@ def prepare(plan: RunPlan) -> dict[str, Any]:
                 "sandbox": plan.sandbox, "created": time.time(), **plan.extra,
                 **({"label": plan.interventions.label} if plan.interventions.label else {}),
                 "interventions": _prepare_interventions(plan)}
-    write_json_atomic(meta_path, meta)
+    write_meta(plan.out, meta)
     return meta
 
 
@@ -105,20 +97,16 @@ def _prepare_interventions(plan: RunPlan) -> dict[str, Any]:
 
 def _same_interventions(plan: RunPlan, meta: dict[str, Any]) -> None:
     """A resumed run must test what it started testing (or its arms would mix)."""
+    def kept(record: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in record.items() if k != "tools_offered"}  # added later
+
     asked = _prepare_interventions(plan)
     label = plan.interventions.label
-    if asked != meta.get("interventions", {}) or (label and label != meta.get("label")):
+    if kept(asked) != kept(meta.get("interventions", {})) or (label and label != meta.get("label")):
         raise RunError(f"{plan.out} was started with other interventions "
                        f"({meta.get('label') or 'no label'}: {meta.get('interventions')}); "
                        "resume with the same --label, --system-prompt, "
                        "--system-prompt-addendum, --skills, --tools and --docs")
-
-
-def needs_retry(result: dict[str, Any]) -> bool:
-    """A harness-side error, or a scored status with no reward (written by older harnesses
-    when grading failed): `--retry-errors` redoes both."""
-    return result["status"] in RETRYABLE or (result["status"] in SCORED
-                                             and result.get("reward") is None)
 
 
 def pending(plan: RunPlan) -> tuple[list[tuple[Task, int]], int]:
@@ -162,7 +150,7 @@ def execute(plan: RunPlan, make_agent: Callable[[], Agent],
             if result["status"] != "emulator_error":
                 if lost:  # say so in the record of the try that counts
                     result["notes"] += [f"redone after the emulator died: {e}" for e in lost]
-                    write_json_atomic(folder / "result.json", result)
+                    write_result(folder, result)
                 return result
             if emulator.process is None or emulator.generation > MAX_EMULATOR_RESTARTS:
                 broken.append(result["error"] or "the emulator died")
@@ -191,12 +179,3 @@ def execute(plan: RunPlan, make_agent: Callable[[], Agent],
                        f"emulator_error; after fixing the cause: stripebench run --resume "
                        f"--retry-errors --out {plan.out}")
     return results
-
-
-def all_results(out: Path) -> list[dict[str, Any]]:
-    found = []
-    for path in sorted((out / "trials").glob("*/*/result.json")):
-        result = load_result(path.parent)
-        if result is not None:
-            found.append(result)
-    return found

@@ -9,11 +9,14 @@ The full format is documented in docs/tasks.md.
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .fixtures import parse_call
 
 CATEGORIES = ("backend", "full-stack", "gym")
 TASK_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
@@ -46,6 +49,7 @@ class Task:
     title: str
     category: str
     instruction: str
+    version: int = 1  # [metadata] version: raised when the task changes; in every record
     agent_timeout: float = 1800.0
     max_turns: int = 200
     grader_timeout: float = 300.0
@@ -75,24 +79,81 @@ class Task:
         return self.path / "solution"
 
 
-def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
-    value = data.get(key, {})
-    if not isinstance(value, dict):
-        raise TaskError(f"[{key}] must be a table")
-    return value
+# The task.toml format: every table and the keys it may hold. Anything else is refused
+# with its name and the file (a misspelt key would otherwise be silently ignored).
+KEYS: dict[str, frozenset[str]] = {
+    "": frozenset({"metadata", "agent", "verifier", "environment", "setup", "stripe",
+                   "services", "subproblems"}),
+    "metadata": frozenset({"id", "version", "title", "category", "tags"}),
+    "agent": frozenset({"timeout_sec", "max_turns"}),
+    "verifier": frozenset({"timeout_sec", "command"}),
+    # cpus, memory_mb: what a trial needs (Harbor's names; the Ray executor reads them)
+    "environment": frozenset({"services_timeout_sec", "cpus", "memory_mb"}),
+    "setup": frozenset({"command", "timeout_sec"}),
+    "stripe": frozenset({"api_version", "fixtures", "fixtures_file"}),
+    "services": frozenset({"name", "command", "port", "ready_url", "unprivileged"}),
+    "subproblems": frozenset({"name", "subscores"}),
+}
+ARRAYS = ("services", "subproblems")  # arrays of tables; the others are tables
 
 
-def _number(table: dict[str, Any], key: str, default: float, where: str) -> float:
-    value = table.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise TaskError(f"{where}.{key} must be a positive number, got {value!r}")
-    return float(value)
+class TaskToml:
+    """task.toml read strictly: each table checked against KEYS before anything is
+    taken from it, so every error names the key and the file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.data = tomllib.loads(path.read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise TaskError(f"{path}: {exc}") from exc
+        self._only(self.data, "")
+        for name in KEYS[""]:
+            value = self.data.get(name)
+            if value is None:
+                continue
+            if name in ARRAYS:
+                if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+                    raise TaskError(f"{path}: [[{name}]] must be an array of tables")
+                for n, entry in enumerate(value):
+                    self._only(entry, name, f"{name}[{n}]")
+            elif not isinstance(value, dict):
+                raise TaskError(f"{path}: [{name}] must be a table")
+            else:
+                self._only(value, name)
+
+    def _only(self, table: dict[str, Any], kind: str, where: str | None = None) -> None:
+        unknown = sorted(set(table) - KEYS[kind])
+        if unknown:
+            place = f"[{where or kind}] " if kind else "the top level "
+            raise TaskError(f"{self.path}: unknown key {unknown[0]!r} in {place}(known: "
+                            f"{', '.join(sorted(KEYS[kind]))})")
+
+    def table(self, name: str) -> dict[str, Any]:
+        value: dict[str, Any] = self.data.get(name, {})
+        return value
+
+    def array(self, name: str) -> list[dict[str, Any]]:
+        value: list[dict[str, Any]] = self.data.get(name, [])
+        return value
+
+    def number(self, table: str, key: str, default: float) -> float:
+        value = self.table(table).get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise TaskError(f"{self.path}: {table}.{key} must be a positive number, "
+                            f"got {value!r}")
+        return float(value)
+
+    def version(self) -> int:
+        value = self.table("metadata").get("version")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise TaskError(f"{self.path}: metadata.version must be a whole number >= 1 "
+                            f"(raise it when the task changes), got {value!r}")
+        return value
 
 
 def load_fixtures(task_dir: Path, stripe: dict[str, Any]) -> tuple[dict[str, Any], ...]:
     """Fixture calls from `[[stripe.fixtures]]` and/or the file named by `fixtures_file`."""
-    import json
-
     calls: list[Any] = list(stripe.get("fixtures", []))
     if "fixtures_file" in stripe:
         path = task_dir / str(stripe["fixtures_file"])
@@ -104,8 +165,6 @@ def load_fixtures(task_dir: Path, stripe: dict[str, Any]) -> tuple[dict[str, Any
         if not isinstance(loaded, list):
             raise TaskError(f"{path.name} must hold a list of fixture calls")
         calls.extend(loaded)
-    from .fixtures import parse_call
-
     return tuple(parse_call(c, n) for n, c in enumerate(calls))
 
 
@@ -114,28 +173,23 @@ def load_task(path: Path) -> Task:
     toml_path = path / "task.toml"
     if not toml_path.is_file():
         raise TaskError(f"{path}: no task.toml")
-    try:
-        data = tomllib.loads(toml_path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise TaskError(f"{toml_path}: {exc}") from exc
-    meta = _table(data, "metadata")
-    task_id = str(meta.get("id", data.get("id", path.name)))
+    toml = TaskToml(toml_path)
+    meta = toml.table("metadata")
+    task_id = str(meta.get("id", path.name))
     if not TASK_ID.match(task_id):
         raise TaskError(f"{path.name}: bad task id {task_id!r} (lowercase, digits, - _ .)")
-    category = str(meta.get("category", data.get("category", "")))
+    category = str(meta.get("category", ""))
     if category not in CATEGORIES:
         raise TaskError(f"{task_id}: category must be one of {', '.join(CATEGORIES)}, "
                         f"got {category!r}")
+    version = toml.version()
     instruction_path = path / "instruction.md"
     if not instruction_path.is_file():
         raise TaskError(f"{task_id}: no instruction.md")
-    agent = _table(data, "agent")
-    verifier = _table(data, "verifier")
-    environment = _table(data, "environment")
-    stripe = _table(data, "stripe")
+    stripe = toml.table("stripe")
     services = []
-    for n, raw in enumerate(data.get("services", [])):
-        if not isinstance(raw, dict) or not raw.get("command"):
+    for n, raw in enumerate(toml.array("services")):
+        if not raw.get("command"):
             raise TaskError(f"{task_id}: services[{n}] needs a command")
         port = raw.get("port")
         if port is not None and (not isinstance(port, int) or not 0 < port < 65536):
@@ -147,23 +201,23 @@ def load_task(path: Path) -> Task:
                                 command=str(raw["command"]), port=port,
                                 ready_url=raw.get("ready_url"), unprivileged=unprivileged))
     subproblems = []
-    for n, raw in enumerate(data.get("subproblems", [])):
-        if not isinstance(raw, dict) or not raw.get("name") or not raw.get("subscores"):
+    for n, raw in enumerate(toml.array("subproblems")):
+        if not raw.get("name") or not raw.get("subscores"):
             raise TaskError(f"{task_id}: subproblems[{n}] needs a name and subscores")
         subproblems.append(Subproblem(str(raw["name"]), tuple(map(str, raw["subscores"]))))
     return Task(
-        id=task_id, path=path, title=str(meta.get("title", data.get("title", task_id))),
+        id=task_id, path=path, title=str(meta.get("title", task_id)), version=version,
         category=category, instruction=instruction_path.read_text(),
-        agent_timeout=_number(agent, "timeout_sec", 1800, "agent"),
-        max_turns=int(_number(agent, "max_turns", 200, "agent")),
-        grader_timeout=_number(verifier, "timeout_sec", 300, "verifier"),
-        grader_command=str(verifier.get("command", _default_grader(path))),
-        services_timeout=_number(environment, "services_timeout_sec", 60, "environment"),
-        setup_command=_table(data, "setup").get("command"),
-        setup_timeout=_number(_table(data, "setup"), "timeout_sec", 120, "setup"),
+        agent_timeout=toml.number("agent", "timeout_sec", 1800),
+        max_turns=int(toml.number("agent", "max_turns", 200)),
+        grader_timeout=toml.number("verifier", "timeout_sec", 300),
+        grader_command=str(toml.table("verifier").get("command", _default_grader(path))),
+        services_timeout=toml.number("environment", "services_timeout_sec", 60),
+        setup_command=toml.table("setup").get("command"),
+        setup_timeout=toml.number("setup", "timeout_sec", 120),
         services=tuple(services), api_version=stripe.get("api_version"),
         fixtures=load_fixtures(path, stripe), subproblems=tuple(subproblems),
-        tags=tuple(map(str, meta.get("tags", []))), raw=data,
+        tags=tuple(map(str, meta.get("tags", []))), raw=toml.data,
     )
 
 

@@ -1,16 +1,8 @@
 """One trial: materialize, seed, start services, run the agent, grade, record, tear down.
 
-Every outcome is a status, never a silent score:
-  completed | turn_limit          the agent finished or used its turns; the reward counts
-  agent_timeout | agent_error     the agent hung or crashed: graded for information only
-  setup_error | service_error     the harness or the task's services failed before the agent
-  grader_error                    the grader crashed, timed out or wrote no valid reward.json
-  harness_error                   the agent finished but the harness could not grade it (the
-                                  final snapshot or request log failed, or no reward came back)
-  emulator_error                  the emulator died during the trial (the runner restarts it
-                                  and redoes the trial)
-Only the first two are scored; reports list the rest as errors, and a task none of whose
-attempts was scored counts 0 in the means.
+Every outcome is a status, never a silent score (the table and what each status does to
+the means: stripebench/rundir/statuses.py). The record is rundir's TrialRecord, written
+last as result.json through rundir.
 """
 
 from __future__ import annotations
@@ -18,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -26,6 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..rundir import (
+    RETRYABLE,
+    SCORED,
+    Transcript,
+    new_record,
+    write_json_atomic,
+    write_result,
+)
 from ..sandbox import safe_files
 from . import fixtures as fixture_mod
 from .agents.base import Agent, AgentContext, AgentOutcome
@@ -43,11 +45,8 @@ from .sandbox import (
 )
 from .task import Task
 from .tools import Toolbox
-from .transcript import Transcript
 
-SCORED = ("completed", "turn_limit")
-# Errors of the harness's making (not the agent's): `run --resume --retry-errors` redoes them.
-RETRYABLE = ("setup_error", "service_error", "grader_error", "harness_error", "emulator_error")
+__all__ = ["RETRYABLE", "SCORED", "TrialConfig", "run_trial", "write_json_atomic"]
 AGENT_GRACE_SECONDS = 15
 GRADER_DIR = ".stripebench/grader"
 # Installed packages and build output (.go: a Go task's build cache and binaries;
@@ -70,16 +69,6 @@ class TrialConfig:
     agent_timeout: float | None = None  # overrides the task's
     max_turns: int | None = None
     interventions: Interventions | None = None  # the arm's changes (run.json)
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write-then-rename, fsynced: a reader sees the old file or the whole new one."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(tmp, "w") as handle:
-        json.dump(data, handle, indent=2, default=str)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
 
 
 def agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
@@ -216,8 +205,6 @@ def processes_in(folder: Path) -> list[int]:
 def kill_leftovers(trial_dir: Path) -> None:
     """Services and commands of a trial whose harness was killed outlive it in a local
     sandbox (their own sessions); they all run inside the trial's directory."""
-    import signal
-
     for pid in processes_in(trial_dir):
         try:
             os.kill(pid, signal.SIGKILL)
@@ -257,14 +244,11 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
     trial_dir.mkdir(parents=True)
     started = time.time()
     clock = time.monotonic()
-    record: dict[str, Any] = {
-        "task": task.id, "category": task.category, "attempt": attempt,
-        "run_id": config.run_id, "agent": config.agent_name, "model": config.model,
-        "status": "setup_error", "reward": None, "subscores": {}, "turns": 0,
-        "input_tokens": 0, "output_tokens": 0, "cost_usd": None, "tool_calls": 0,
-        "error": None, "notes": [], "started": started,
-        "subproblems": {s.name: list(s.subscores) for s in task.subproblems},
-    }
+    record: dict[str, Any] = {**new_record(
+        task=task.id, task_version=task.version, category=task.category, attempt=attempt,
+        run_id=config.run_id, agent=config.agent_name, model=config.model,
+        sealed=config.sandbox != "local", started=started,
+        subproblems={s.name: list(s.subscores) for s in task.subproblems})}
     generation = emulator.generation
     transcript = Transcript(trial_dir / "transcript.jsonl")
     workdir = trial_dir / "workdir"
@@ -376,7 +360,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
     record.update({k: round(v, 3) for k, v in timings.items()})
     record["finished"] = time.time()
     record["wall_seconds"] = round(record["finished"] - started, 3)
-    write_json_atomic(trial_dir / "result.json", record)
+    write_result(trial_dir, record)
     return record
 
 
@@ -420,8 +404,6 @@ def setup_accounts(trial_dir: Path) -> list[str]:
 def run_setup(task: Task, workdir: Path, env: dict[str, str], emulator: Emulator,
               trial_dir: Path) -> None:
     """The task's hidden set-up step: outside the sandbox, with the control plane."""
-    import subprocess
-
     setup_env = {**os.environ, **env, "STRIPEBENCH_WORKDIR": str(workdir),
                  "STRIPEBENCH_CONTROL_TOKEN": emulator.control_token or "",
                  # what the setup leaves here reaches the grader (never the agent)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from ..harness.emulator import Emulator
 from ..harness.task import Task, load_task
-from ..harness.trial import SCORED, write_json_atomic
+from ..rundir import SCORED, write_json_atomic
 from .standing import (
     TrialSetupError,
     close_trial,

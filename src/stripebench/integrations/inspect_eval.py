@@ -39,7 +39,7 @@ from inspect_ai.util import apply_limits, message_limit, sandbox, time_limit
 from ..harness.emulator import Emulator
 from ..harness.prompt import system_prompt
 from ..harness.task import Task, discover, load_task, select
-from ..harness.trial import SCORED
+from ..rundir import SCORED
 from .standing import StandingTrial, TrialSetupError, close_trial, grade_trial, open_trial
 
 # Inspect counts tokens with tiktoken, which downloads its ranks; `scripts/setup.sh` puts

@@ -2,10 +2,12 @@
 
 A task with sub-problems (task.toml `[[subproblems]]`, each naming sub-scores) is scored
 per sub-problem: each sub-problem takes its best attempt, and the task's score is the
-mean of those bests. Only trials with a scored status count (see harness/trial.py);
-a task with none has no score of its own (shown as such), counts 0 in the category and
-overall means — an agent cannot drop a task from the means by breaking its trials — and
-its errored trials are listed.
+mean of those bests. Only trials with a scored status count (the table of statuses:
+rundir/statuses.py); a task with none has no score of its own (shown as such), counts 0
+in the category and overall means — an agent cannot drop a task from the means by
+breaking its trials — and its errored trials are listed. The exception: a task whose
+every attempt is `left_out` (the run's budget, the model provider or its endpoint failed,
+nothing the agent did) is left out of the means and listed as not measured.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..harness.trial import SCORED
+from ..rundir import counts, is_left_out
 from .store import Run
 
 CATEGORY_ORDER = ("backend", "full-stack", "gym")
@@ -30,6 +32,7 @@ class TaskScore:
     chosen: list[int] = field(default_factory=list)  # attempt numbers picked
     parts: dict[str, float] = field(default_factory=dict)  # sub-problem -> best score
     statuses: dict[str, int] = field(default_factory=dict)
+    left_out: bool = False  # every attempt left out (statuses.TABLE): not in the means
 
 
 @dataclass
@@ -61,12 +64,13 @@ def _part_score(trial: dict[str, Any], names: list[str]) -> float:
 
 
 def score_task(task: str, trials: list[dict[str, Any]]) -> TaskScore:
-    valid = [t for t in trials if t["status"] in SCORED and t.get("reward") is not None]
+    valid = [t for t in trials if counts(t)]
     statuses: dict[str, int] = {}
     for t in trials:
         statuses[t["status"]] = statuses.get(t["status"], 0) + 1
     category = trials[0].get("category", "?")
-    result = TaskScore(task, category, None, None, len(trials), len(valid), statuses=statuses)
+    result = TaskScore(task, category, None, None, len(trials), len(valid), statuses=statuses,
+                       left_out=all(is_left_out(t) for t in trials))
     if not valid:
         return result
     subproblems: dict[str, list[str]] = valid[0].get("subproblems") or {}
@@ -95,16 +99,17 @@ def summarize(run: Run) -> RunSummary:
     names = sorted({t.category for t in tasks},
                    key=lambda c: (CATEGORY_ORDER.index(c) if c in CATEGORY_ORDER else 99, c))
     for category in names:
-        members = [t for t in tasks if t.category == category]
+        members = [t for t in tasks if t.category == category and not t.left_out]
         scored = [t for t in members if t.score is not None]
         turns = [t.turns for t in scored if t.turns is not None]
         categories.append(CategoryScore(
             category, _mean(members), len(members), len(scored),
             min(turns) if turns else None, max(turns) if turns else None))
-    errors = [t for t in run.trials if t["status"] not in SCORED or t.get("reward") is None]
+    errors = [t for t in run.trials if not counts(t)]
     return RunSummary(run, tasks, categories, _mean(tasks), errors)
 
 
 def _mean(tasks: list[TaskScore]) -> float | None:
-    """Every task counts; one with no scored attempt counts 0."""
+    """Every measured task counts; one with no scored attempt counts 0."""
+    tasks = [t for t in tasks if not t.left_out]
     return sum(t.score or 0.0 for t in tasks) / len(tasks) if tasks else None

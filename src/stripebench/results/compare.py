@@ -1,9 +1,10 @@
 """`stripebench compare`: did arm B (an intervention) do better than arm A on the same tasks?
 
 Trials pair up by (task, attempt). A trial's score is its reward when it was scored
-(completed, turn_limit); an agent-side failure (agent_timeout, agent_error) is the agent's
-outcome and scores 0; a harness-side error (setup_error, service_error, grader_error)
-says nothing about the agent, so its pair is left out and listed. Success is a reward of
+(completed, turn_limit); an agent-side failure (a status that counts 0: agent_timeout,
+agent_error, limit_breached) is the agent's outcome and scores 0; any other status (a
+harness error, or one left out: budget, provider, endpoint) says nothing about the agent,
+so its pair is left out and listed. The table: rundir/statuses.py. Success is a reward of
 1 (every check passed). Statistics: see stats.py.
 """
 
@@ -14,11 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..harness.trial import SCORED
+from ..docs.index import corpus_index, get_index
+from ..docs.log import make_record, unhelpful_queries
+from ..rundir import counts, describe, is_zero
 from . import stats
+from .report import search_records
 from .store import Run
 
-AGENT_FAILURES = ("agent_timeout", "agent_error")
 SUCCESS = 1.0 - 1e-9
 
 
@@ -28,9 +31,9 @@ def arm_label(run: Run) -> str:
 
 def trial_score(trial: dict[str, Any]) -> float | None:
     """The trial's score for comparison, or None when a harness error voids it."""
-    if trial["status"] in SCORED and trial.get("reward") is not None:
+    if counts(trial):
         return float(trial["reward"])
-    if trial["status"] in AGENT_FAILURES:
+    if is_zero(trial):
         return 0.0
     return None
 
@@ -149,8 +152,6 @@ def compare_runs(a: Run, b: Run, alpha: float = 0.05, seed: int = 0,
 
 def changed_setup(a: Run, b: Run) -> list[str]:
     """The run.json settings that differ between the arms (what the comparison tests)."""
-    from ..harness.interventions import describe
-
     keys = ("agent", "model", "sandbox", "context_budget")
     out = [f"{k}: {a.meta.get(k)} → {b.meta.get(k)}" for k in keys
            if a.meta.get(k) != b.meta.get(k)]
@@ -166,12 +167,6 @@ def _normal(query: str) -> str:
 
 
 def docs_movement(a: Run, b: Run) -> DocsMovement:
-    from .report import search_records
-
-    try:
-        from ..docs.log import unhelpful_queries
-    except ImportError:  # documentation search not installed: nothing to compare
-        return DocsMovement()
     asked: list[set[str]] = []
     bad: list[set[str]] = []
     shown: dict[str, str] = {}
@@ -204,17 +199,13 @@ def corpus(run: Run) -> tuple[str, str] | None:
 def replay(queries: list[str], a: Run, b: Run) -> tuple[list[str], list[str]] | None:
     """Search `queries` (A's unhelpful ones) in B's corpus: would B's docs answer them?
     The search is deterministic, so this is what B's agent would have got."""
-    from ..docs.index import get_index
-    from ..docs.log import make_record, unhelpful_queries
-    from ..harness.interventions import InterventionError, docs_index
-
     mine, theirs = corpus(a), corpus(b)
     if not queries or mine == theirs or (mine and theirs and mine[1:] == theirs[1:]
                                          and _same_files(Path(mine[0]), Path(theirs[0]))):
         return None
     try:
-        index = get_index(docs_index(Path(theirs[0]), theirs[1]) if theirs else None)
-    except (InterventionError, OSError):
+        index = get_index(corpus_index(Path(theirs[0]), theirs[1]) if theirs else None)
+    except (ValueError, OSError):  # B's guides do not make a corpus (or are gone)
         return None
     records = [make_record(q, index.search(q, 5), 5) for q in queries]
     still = {_normal(u.query) for u in unhelpful_queries(records)}

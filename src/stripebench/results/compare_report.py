@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from html import escape
 
+from ..rundir import describe
 from . import stats
 from .compare import DESCRIPTIVE_RESAMPLES, METRICS, Comparison, arm_label, fmt, interval
 from .html import STYLE
+from .store import Run, unsealed_line
 
 PLOT_WIDTH = 420
 
@@ -16,9 +18,14 @@ def _p(value: float | None) -> str:
     return "—" if value is None else f"{value:.3g}"
 
 
-def _arms(c: Comparison) -> list[str]:
-    from ..harness.interventions import describe
+def _unsealed(comparisons: list[Comparison]) -> list[str]:
+    runs: list[Run] = []
+    for c in comparisons:
+        runs += [run for run in (c.a, c.b) if all(run is not seen for seen in runs)]
+    return unsealed_line(runs)
 
+
+def _arms(c: Comparison) -> list[str]:
     lines = []
     for name, run in (("A", c.a), ("B", c.b)):
         about = describe(run.meta)
@@ -54,7 +61,8 @@ def _docs_lines(c: Comparison) -> list[str]:
 
 
 def markdown(comparisons: list[Comparison]) -> str:
-    lines = ["# stripebench comparison", ""]
+    lines = [f"**{line}**" for line in _unsealed(comparisons)]
+    lines += ["# stripebench comparison", ""]
     for c in comparisons:
         lines += [f"## {arm_label(c.b)} vs {arm_label(c.a)}", ""]
         lines += [f"- {line}" for line in _arms(c)]
@@ -75,7 +83,7 @@ def markdown(comparisons: list[Comparison]) -> str:
                          f"{fmt('success', s.mean_a)} | {fmt('success', s.mean_b)} |")
         if c.dropped or c.unmatched:
             lines += ["", "### Not compared", ""]
-            lines += [f"- {d} (harness error: says nothing about the agent)" for d in c.dropped]
+            lines += [f"- {d} (says nothing about the agent)" for d in c.dropped]
             lines += [f"- {u}" for u in c.unmatched]
         lines += ["", "### Documentation searches that found nothing useful", "",
                   f"{c.docs.searches[0]} search(es) in A, {c.docs.searches[1]} in B.", ""]
@@ -90,7 +98,7 @@ def markdown(comparisons: list[Comparison]) -> str:
 
 
 def terminal(comparisons: list[Comparison]) -> str:
-    out = []
+    out = _unsealed(comparisons)
     for c in comparisons:
         out += [f"{arm_label(c.b)} vs {arm_label(c.a)}"] + [f"  {line}" for line in _arms(c)]
         if c.changed:
@@ -146,7 +154,8 @@ def forest_plot(c: Comparison) -> str:
 
 
 def page(comparisons: list[Comparison]) -> str:
-    body = ["<h1>stripebench comparison</h1>"]
+    body = [f"<p class=err><b>{escape(line)}</b></p>" for line in _unsealed(comparisons)]
+    body.append("<h1>stripebench comparison</h1>")
     for c in comparisons:
         body.append(f"<h2>{escape(arm_label(c.b))} vs {escape(arm_label(c.a))}</h2><ul>")
         body += [f"<li>{escape(line)}</li>" for line in _arms(c)]

@@ -11,9 +11,10 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from ..harness.transcript import read
+from ..rundir.transcript import read
 from .aggregate import RunSummary
 from .report import interventions, pct, turn_range, unhelpful_queries
+from .store import unsealed_line
 
 COLORS = ["#635bff", "#00a67e", "#f5a623", "#e5424d", "#0a84ff", "#8e44ad"]
 STYLE = """
@@ -103,7 +104,9 @@ def transcript_html(folder: Path) -> str:
 
 
 def page(summaries: list[RunSummary]) -> str:
-    body = ["<h1>stripebench results</h1>"]
+    body = [f"<p class=err><b>{escape(line)}</b></p>"
+            for line in unsealed_line([s.run for s in summaries])]
+    body.append("<h1>stripebench results</h1>")
     changed = interventions(summaries)
     if changed:
         body.append("<h2>Interventions</h2><ul>" + "".join(

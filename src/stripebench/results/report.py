@@ -6,9 +6,14 @@ import csv
 import io
 from typing import Any
 
-from ..harness.transcript import read
+from rich.console import Console
+from rich.table import Table
+
+from ..docs.log import unhelpful_queries as judge
+from ..rundir import describe
+from ..rundir.transcript import read
 from .aggregate import RunSummary
-from .store import Run
+from .store import Run, unsealed_line
 
 CSV_COLUMNS = ["eval name", "model", "run ID", "score", "turn count"]
 
@@ -41,8 +46,6 @@ def _attempts(task: Any) -> str:
 
 def interventions(summaries: list[RunSummary]) -> list[str]:
     """What each run changed from the defaults (run --label, --tools, ...), one line each."""
-    from ..harness.interventions import describe
-
     out = []
     for s in summaries:
         about = describe(s.run.meta)
@@ -53,7 +56,8 @@ def interventions(summaries: list[RunSummary]) -> list[str]:
 
 
 def markdown(summaries: list[RunSummary]) -> str:
-    lines = ["# stripebench results", ""]
+    lines = [f"**{line}**" for line in unsealed_line([s.run for s in summaries])]
+    lines += ["# stripebench results", ""]
     changed = interventions(summaries)
     if changed:
         lines += ["## Interventions", ""] + [f"- {line}" for line in changed] + [""]
@@ -74,6 +78,11 @@ def markdown(summaries: list[RunSummary]) -> str:
             parts = ", ".join(f"{k} {pct(v)}" for k, v in t.parts.items())
             lines.append(f"| {s.run.label} | {t.task} | {t.category} | {pct(t.score)} | "
                          f"{'—' if t.turns is None else t.turns} | {_attempts(t)} | {parts} |")
+    left_out = [(s, t) for s in summaries for t in s.tasks if t.left_out]
+    if left_out:
+        lines += ["", "## Tasks not measured (every attempt left out: not in the means)", ""]
+        lines += [f"- {s.run.label}: {t.task} ({', '.join(sorted(t.statuses))})"
+                  for s, t in left_out]
     unfinished = [(s, u) for s in summaries for u in s.run.unfinished]
     if unfinished:
         lines += ["", "## Trials not finished (not in the scores)", ""]
@@ -96,10 +105,9 @@ def markdown(summaries: list[RunSummary]) -> str:
 
 
 def terminal(summaries: list[RunSummary]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
     console = Console()
+    for line in unsealed_line([s.run for s in summaries]):
+        console.print(f"[b red]{line}[/b red]")
     for line in interventions(summaries):
         console.print(f"Intervention: {line}", markup=False)
     for s in summaries:
@@ -153,11 +161,6 @@ def search_records(runs: list[Run]) -> list[dict[str, Any]]:
 def unhelpful_queries(runs: list[Run]) -> list[dict[str, Any]]:
     """Docs searches with no or weak hits (Stripe found documentation bugs this way)."""
     records = search_records(runs)
-    try:
-        from ..docs.log import unhelpful_queries as judge
-    except ImportError:
-        return [{"query": r.get("query", ""), "reason": "no results", "count": 1,
-                 "where": r["where"]} for r in records if not r.get("results")]
     where: dict[str, list[str]] = {}
     for r in records:
         where.setdefault(" ".join(str(r.get("query", "")).lower().split()), []).append(

@@ -1,11 +1,17 @@
-"""Read a run directory written by the harness (see harness/runner.py for its layout)."""
+"""A run as reports see it: run.json and its trial records, read through stripebench.rundir
+(older records come upgraded to the current schema)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..rundir import RunNotFound, load_results, read_meta, trial_dir
+
+__all__ = ["UNSEALED", "Run", "RunNotFound", "load_run", "unsealed_line"]
+
+UNSEALED = "unsealed: scores are not comparable"
 
 
 @dataclass
@@ -30,7 +36,13 @@ class Run:
         return f"{agent}:{model}" if model else str(agent)
 
     def trial_dir(self, trial: dict[str, Any]) -> Path:
-        return self.path / "trials" / trial["task"] / str(trial["attempt"])
+        return trial_dir(self.path, trial["task"], int(trial["attempt"]))
+
+    @property
+    def unsealed(self) -> bool:
+        """Some trial ran outside a sealed room (--sandbox local): its agent could reach
+        the grader's inputs, so the run's scores are not comparable with sealed ones."""
+        return any(t.get("sealed") is False for t in self.trials)
 
     @property
     def unfinished(self) -> list[str]:
@@ -41,21 +53,15 @@ class Run:
                 for n in range(1, attempts + 1) if (task, n) not in done]
 
 
-class RunNotFound(ValueError):
-    pass
-
-
 def load_run(path: Path) -> Run:
     path = Path(path)
-    meta_path = path / "run.json"
-    if not meta_path.is_file():
-        raise RunNotFound(f"{path} is not a run directory (no run.json)")
-    meta = json.loads(meta_path.read_text())
-    trials = []
-    for result in sorted((path / "trials").glob("*/*/result.json")):
-        try:
-            trials.append(json.loads(result.read_text()))
-        except json.JSONDecodeError:
-            continue  # cannot happen with atomic writes, but never crash a report
-    trials.sort(key=lambda t: (t["task"], t["attempt"]))
+    meta = read_meta(path)
+    trials: list[dict[str, Any]] = [{**record} for record in
+                                    load_results(path, meta.get("sandbox"))]
     return Run(path, meta, trials)
+
+
+def unsealed_line(runs: list[Run]) -> list[str]:
+    """The warning every report opens with when any trial of a run was not sealed."""
+    names = [run.label for run in runs if run.unsealed]
+    return [f"{UNSEALED} ({', '.join(names)})"] if names else []

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ...rundir.transcript import Transcript
 from ..sandbox import Sandbox
 from ..task import Task
 from ..tools import Toolbox
-from ..transcript import Transcript
 
 
 @dataclass

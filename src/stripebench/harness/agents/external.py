@@ -22,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..transcript import read
+from ...rundir.transcript import read
 from . import claude_code, codex
 from .base import AgentContext, AgentOutcome
 from .cli_report import CliReport

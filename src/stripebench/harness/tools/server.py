@@ -27,8 +27,8 @@ import anyio.to_thread
 from mcp import types
 from mcp.server.lowlevel import Server
 
+from ...rundir.transcript import Transcript
 from ..sandbox import SandboxError, bwrap_available, make_sandbox
-from ..transcript import Transcript
 from .browser import launch_options
 from .toolbox import Toolbox
 

@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ...rundir.transcript import Transcript, clip
 from ..sandbox import Sandbox, SandboxError
-from ..transcript import Transcript, clip
 from . import files
 from .base import (
     ArgumentError,

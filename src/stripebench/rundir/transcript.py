@@ -1,4 +1,4 @@
-"""A trial's transcript: one JSON object per line, appended as things happen.
+"""transcript.jsonl, a trial's events: one JSON object per line, appended as things happen.
 
 Several writers may share one file (the harness, an MCP server process serving an
 external agent), so each event is one `write` of one line on a file opened for append.
