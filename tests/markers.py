@@ -87,6 +87,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "integrations/test_inspect.py": (),
     "results/test_compare.py": (),
     "results/test_report.py": (),
+    "rundir/test_rundir.py": (),
     # task proofs: each runs trials of a task under the harness
     "tasks/test_task_bookings_migration.py": ("node", "slow"),
     "tasks/test_task_card_element.py": ("browser", "slow"),

@@ -43,6 +43,7 @@ def has_meta(out: Path) -> bool:
 
 
 def write_meta(out: Path, meta: dict[str, Any]) -> None:
+    Path(out).mkdir(parents=True, exist_ok=True)
     write_json_atomic(run_json(out), {"schema": SCHEMA_VERSION, **meta})
 
 
