@@ -73,6 +73,8 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "stripe_cli/test_stripe_cli.py": ("node",),
     # the harness, its sandbox and routing, integrations, results
     "harness/test_agents_real_cli.py": ("real_cli", "node", "slow"),
+    "harness/agents/test_cli_registry.py": (),
+    "harness/agents/clis/test_goose.py": (),
     "harness/test_harness.py": (),
     "harness/test_harness_browser.py": ("browser",),
     "harness/test_harness_external.py": (),

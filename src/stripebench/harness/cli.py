@@ -24,8 +24,10 @@ def _fail(message: str) -> typer.Exit:
 def run_command(
     ctx: typer.Context,
     agent: str | None = typer.Option(None, help="oracle, noop, scripted, openai, anthropic, "
-                                     "goose, claude-code, codex (default: a model when "
-                                     "ANTHROPIC_API_KEY/OPENAI_API_KEY is set, else oracle)."),
+                                     "or an agent CLI (claude-code, codex, goose: one "
+                                     "adapter each in harness/agents/clis/; default: a "
+                                     "model when ANTHROPIC_API_KEY/OPENAI_API_KEY is set, "
+                                     "else oracle)."),
     model: str | None = typer.Option(None, help="Model name for model-backed agents."),
     tasks: list[str] = typer.Option([], "--tasks", "-t", help="Task ids (default: all): "
                                     "--tasks a b, --tasks a,b or --tasks a --tasks b."),

@@ -1,4 +1,5 @@
-"""Agents by name: oracle, noop, scripted, the built-in model loop, external CLIs."""
+"""Agents by name: oracle, noop, scripted, the built-in model loop (openai, anthropic),
+and the external CLIs, one adapter each in clis/ (their names come from there)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from .base import Agent, AgentContext, AgentOutcome
+from .clis import ADAPTERS
+from .external import ExternalAgent
 from .simple import NoopAgent, OracleAgent, ScriptedAgent
 
-EXTERNAL = ("goose", "claude-code", "codex")
 BUILTIN = ("openai", "anthropic")
-NAMES = ("oracle", "noop", "scripted", *BUILTIN, *EXTERNAL)
+
+
+def names() -> tuple[str, ...]:
+    return ("oracle", "noop", "scripted", *BUILTIN, *sorted(ADAPTERS))
 
 
 class AgentError(ValueError):
@@ -48,12 +53,10 @@ def make_agent(name: str, model: str | None = None, *, script: Path | None = Non
             raise AgentError(f"the {name} agent needs {key} (or --base-url for a local "
                              "server that takes no key)")
         return ModelAgent(name, model, base_url=base_url, **options)
-    if name in EXTERNAL:
-        from .external import ExternalAgent
-
+    if name in ADAPTERS:
         return ExternalAgent(name, model, base_url=base_url, **options)
-    raise AgentError(f"unknown agent {name!r}; known: {', '.join(NAMES)}")
+    raise AgentError(f"unknown agent {name!r}; known: {', '.join(names())}")
 
 
-__all__ = ["Agent", "AgentContext", "AgentError", "AgentOutcome", "NAMES", "default_agent",
-           "make_agent"]
+__all__ = ["Agent", "AgentContext", "AgentError", "AgentOutcome", "default_agent", "make_agent",
+           "names"]

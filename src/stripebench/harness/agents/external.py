@@ -1,12 +1,14 @@
-"""External CLI agents (Claude Code, Codex, goose) as subprocesses with our MCP server.
+"""External CLI agents (Claude Code, Codex, goose, ...) as subprocesses with our MCP server.
 
-Each CLI is started in the trial's workdir with the trial's environment and one MCP
-server configured: `stripebench mcp --config <trial>/mcp.json`, which works in the
-trial's sandbox and writes every tool call into the trial's transcript. The CLI is
-configured so that our server's tools are the only ones it offers the model (see
-claude_code.py and codex.py for how, per CLI). Its own output goes to agent.log and is
-read for turns, tokens, cost and the model used; what it did outside our server (a
-built-in tool it was refused, a permission denial) is recorded in the transcript too.
+What differs between CLIs (command line, environment, reading their output, the binary and
+how to install it) is the CLI's adapter in clis/; this module runs any of them. Each CLI
+is started in the trial's workdir with the trial's environment and one MCP server
+configured: `stripebench mcp --config <trial>/mcp.json`, which works in the trial's
+sandbox and writes every tool call into the trial's transcript. The CLI is configured so
+that our server's tools are the only ones it offers the model (see each adapter for how).
+Its own output goes to agent.log and is read for turns, tokens, cost and the model used;
+what it did outside our server (a built-in tool it was refused, a permission denial) is
+recorded in the transcript too.
 
 A run in which the CLI refused every call to our tools, or could not start our server
 or reach its model, is an agent error (not a scored 0): the agent never got to work.
@@ -15,7 +17,6 @@ or reach its model, is an agent error (not a scored 0): the agent never got to w
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -23,29 +24,20 @@ import sys
 from pathlib import Path
 
 from ...rundir.transcript import read
-from . import claude_code, codex
 from .base import AgentContext, AgentOutcome
 from .cli_report import CliReport
-
-BINARIES = {"claude-code": "claude", "codex": "codex", "goose": "goose"}
-INSTALL = {
-    "claude-code": "npm install @anthropic-ai/claude-code (scripts/setup.sh does)",
-    "codex": "npm install @openai/codex (scripts/setup.sh does)",
-    "goose": "goose is not on the package registries stripebench installs from; install "
-             "it from its own releases",
-}
+from .clis import ADAPTERS, adapter
 
 
 class ExternalAgent:
     def __init__(self, name: str, model: str | None = None, binary: str | None = None,
                  base_url: str | None = None) -> None:
-        if name not in BINARIES:
-            raise ValueError(f"unknown external agent {name!r}")
+        self.adapter = adapter(name)
         self.name = name
         self.model = model
         self.base_url = base_url  # the model server (`stripebench run --base-url`)
-        self.env_name = f"STRIPEBENCH_{BINARIES[name].upper()}_BIN"
-        self.binary = binary or os.environ.get(self.env_name) or BINARIES[name]
+        self.env_name = f"STRIPEBENCH_{self.adapter.binary.upper()}_BIN"
+        self.binary = binary or os.environ.get(self.env_name) or self.adapter.binary
 
     # ----------------------------------------------------------------- command lines
 
@@ -53,22 +45,11 @@ class ExternalAgent:
         return [sys.executable, "-m", "stripebench.cli", "mcp", "--config", str(ctx.mcp_config)]
 
     def argv(self, ctx: AgentContext, exe: str) -> list[str]:
-        server = self.mcp_command(ctx)
-        if self.name == "claude-code":
-            return claude_code.argv(ctx, exe, server, self.model)
-        if self.name == "codex":
-            return codex.argv(ctx, exe, server, self.model, self.base_url)
-        return [exe, "run", "--no-session", "--with-extension", shlex.join(server),
-                "--max-turns", str(ctx.max_turns), "-t", ctx.prompt]
+        return self.adapter.argv(ctx, exe, self.mcp_command(ctx), self.model, self.base_url)
 
     def env(self, ctx: AgentContext) -> dict[str, str]:
         env = {**os.environ, **ctx.env}
-        if self.name == "claude-code":
-            env.update(claude_code.env(ctx, self.base_url, env))
-        elif self.name == "codex":
-            env.update(codex.env(ctx, self.base_url, env))
-        elif self.model:
-            env["GOOSE_MODEL"] = self.model
+        env.update(self.adapter.env(ctx, self.model, self.base_url, env))
         return env
 
     def find(self) -> str | None:
@@ -85,7 +66,7 @@ class ExternalAgent:
         exe = self.find()
         if exe is None:
             return AgentOutcome(status="error", error=(
-                f"{self.name}: {self.binary!r} is not installed ({INSTALL[self.name]}; or "
+                f"{self.name}: {self.binary!r} is not installed ({self.adapter.install}; or "
                 f"set {self.env_name} to the binary)"))
         log_path = ctx.trial_dir / "agent.log"
         with open(log_path, "wb") as log:
@@ -107,11 +88,7 @@ class ExternalAgent:
 
 
 def parse_report(name: str, text: str, trial_dir: Path | None = None) -> CliReport:
-    if name == "claude-code":
-        return claude_code.parse(text, trial_dir)
-    if name == "codex":
-        return codex.parse(text, trial_dir)
-    return CliReport()  # goose prints plain text: its calls are counted at our server
+    return adapter(name).parse(text, trial_dir)
 
 
 def parse_output(name: str, text: str, trial_dir: Path | None = None) -> AgentOutcome:
@@ -168,5 +145,5 @@ def judge(report: CliReport, calls: int, code: int, timed_out: bool, max_turns: 
     return outcome
 
 
-__all__ = ["BINARIES", "ExternalAgent", "assistant_messages", "judge", "parse_output",
+__all__ = ["ADAPTERS", "ExternalAgent", "assistant_messages", "judge", "parse_output",
            "parse_report"]

@@ -25,13 +25,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .base import AgentContext
-from .cli_report import SERVER, CliReport, json_lines, result_text
+from ..base import AgentContext
+from ..cli_report import SERVER, CliReport, json_lines, result_text
+from . import register
 
 PREFIX = f"mcp__{SERVER}__"
 
 
-def argv(ctx: AgentContext, exe: str, server: list[str], model: str | None) -> list[str]:
+def _argv(ctx: AgentContext, exe: str, server: list[str], model: str | None) -> list[str]:
     config = ctx.trial_dir / "claude-mcp.json"
     config.write_text(json.dumps({"mcpServers": {SERVER: {
         "type": "stdio", "command": server[0], "args": server[1:]}}}))
@@ -44,7 +45,7 @@ def argv(ctx: AgentContext, exe: str, server: list[str], model: str | None) -> l
             *(["--model", model] if model else [])]
 
 
-def env(ctx: AgentContext, base_url: str | None, environ: dict[str, str]) -> dict[str, str]:
+def _env(ctx: AgentContext, base_url: str | None, environ: dict[str, str]) -> dict[str, str]:
     home = ctx.trial_dir / "claude-home"
     home.mkdir(exist_ok=True)
     out = {"CLAUDE_CONFIG_DIR": str(home), "ENABLE_TOOL_SEARCH": "false",
@@ -57,7 +58,7 @@ def env(ctx: AgentContext, base_url: str | None, environ: dict[str, str]) -> dic
     return out
 
 
-def parse(text: str, trial_dir: Path | None = None) -> CliReport:
+def _parse(text: str, trial_dir: Path | None = None) -> CliReport:
     report = CliReport()
     outcome = report.outcome
     calls: dict[str, dict[str, Any]] = {}  # tool_use id -> the CLI's record of it
@@ -135,3 +136,23 @@ def _result(event: dict[str, Any], report: CliReport) -> None:
     elif event.get("is_error") or (subtype and subtype != "success"):
         outcome.status = "error"
         outcome.error = str(event.get("result") or subtype)[:500]
+
+
+class ClaudeCode:
+    name = "claude-code"
+    binary = "claude"
+    install = "npm install @anthropic-ai/claude-code (scripts/setup.sh does)"
+
+    def argv(self, ctx: AgentContext, exe: str, server: list[str], model: str | None,
+             base_url: str | None) -> list[str]:
+        return _argv(ctx, exe, server, model)
+
+    def env(self, ctx: AgentContext, model: str | None, base_url: str | None,
+            environ: dict[str, str]) -> dict[str, str]:
+        return _env(ctx, base_url, environ)
+
+    def parse(self, text: str, trial_dir: Path | None = None) -> CliReport:
+        return _parse(text, trial_dir)
+
+
+register(ClaudeCode())

@@ -23,16 +23,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .base import AgentContext
-from .cli_report import SERVER, CliReport, json_lines, result_text
-from .pricing import cost
+from ..base import AgentContext
+from ..cli_report import SERVER, CliReport, json_lines, result_text
+from ..pricing import cost
+from . import register
 
 PROVIDER = "stripebench"
 OFF = ("shell_tool", "unified_exec", "view_image", "multi_agent", "goals",
        "image_generation", "apps", "plugins", "hooks")
 
 
-def argv(ctx: AgentContext, exe: str, server: list[str], model: str | None,
+def _argv(ctx: AgentContext, exe: str, server: list[str], model: str | None,
          base_url: str | None) -> list[str]:
     mcp = f"mcp_servers.{SERVER}"
     tool_seconds = max(60, int(ctx.time_left()) + 60)  # a bash call may take 600 s
@@ -59,7 +60,7 @@ def argv(ctx: AgentContext, exe: str, server: list[str], model: str | None,
     return [*args, ctx.prompt]
 
 
-def env(ctx: AgentContext, base_url: str | None, environ: dict[str, str]) -> dict[str, str]:
+def _env(ctx: AgentContext, base_url: str | None, environ: dict[str, str]) -> dict[str, str]:
     home = ctx.trial_dir / "codex-home"
     home.mkdir(exist_ok=True)
     out = {"CODEX_HOME": str(home)}
@@ -68,7 +69,7 @@ def env(ctx: AgentContext, base_url: str | None, environ: dict[str, str]) -> dic
     return out
 
 
-def parse(text: str, trial_dir: Path | None = None) -> CliReport:
+def _parse(text: str, trial_dir: Path | None = None) -> CliReport:
     report = CliReport()
     outcome = report.outcome
     items = 0
@@ -164,3 +165,23 @@ def _session(trial_dir: Path | None) -> tuple[int, str | None, list[dict[str, An
                 calls[str(payload.get("call_id"))]["result"] = result_text(
                     payload.get("output"))[:2000]
     return len(responses), model, list(calls.values())
+
+
+class Codex:
+    name = "codex"
+    binary = "codex"
+    install = "npm install @openai/codex (scripts/setup.sh does)"
+
+    def argv(self, ctx: AgentContext, exe: str, server: list[str], model: str | None,
+             base_url: str | None) -> list[str]:
+        return _argv(ctx, exe, server, model, base_url)
+
+    def env(self, ctx: AgentContext, model: str | None, base_url: str | None,
+            environ: dict[str, str]) -> dict[str, str]:
+        return _env(ctx, base_url, environ)
+
+    def parse(self, text: str, trial_dir: Path | None = None) -> CliReport:
+        return _parse(text, trial_dir)
+
+
+register(Codex())
