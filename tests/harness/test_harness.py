@@ -70,6 +70,9 @@ def test_scripted_outcomes(tmp_path: Path, emu: Emulator) -> None:
                             agent_timeout=3 if name == "timeout" else None)
     assert got["pass"]["status"] == "completed" and got["pass"]["reward"] == 1.0
     assert got["pass"]["turns"] == 3 and got["pass"]["tool_calls"] == 3
+    # the record: current schema, the task's version, and unsealed (a local sandbox)
+    assert {(r["schema"], r["task_version"], r["sealed"]) for r in got.values()} == {
+        (1, SHOP.version, False)}
     assert got["partial"]["reward"] == 0.5
     assert got["partial"]["subscores"]["customer_created"] == 1.0
     assert got["partial"]["subscores"]["customer_file"] == 0.0
@@ -180,6 +183,7 @@ def test_bubblewrap_trial_hides_the_grader_and_solution(tmp_path: Path, emu: Emu
     result = run_one(tmp_path, emu, ScriptedAgent([peek] + SCRIPTS["pass"][1:]),
                      sandbox="bwrap")
     assert result["status"] == "completed" and result["reward"] == 1.0
+    assert result["sealed"] is True
     events = [json.loads(line) for line in (tmp_path / "trials" / "fixture-shop" / "1" /
                                             "transcript.jsonl").read_text().splitlines()]
     first = next(e for e in events if e["type"] == "tool_result")
