@@ -164,10 +164,12 @@ def exec_command(
 
 
 from .harness import cli as harness_cli  # noqa: E402
+from .results import cli as results_cli  # noqa: E402
 
+harness_cli.write_reports = results_cli.write_reports  # the harness does not import results
 app.command("run", context_settings={"allow_extra_args": True})(harness_cli.run_command)
-app.command("report")(harness_cli.report_command)
-app.command("compare")(harness_cli.compare_command)
+app.command("report")(results_cli.report_command)
+app.command("compare")(results_cli.compare_command)
 app.command("mcp")(harness_cli.mcp_command)
 app.add_typer(harness_cli.tasks_app, name="tasks")
 

@@ -1,15 +1,22 @@
-"""`stripebench run`, `tasks`, `report` and `mcp` (registered in stripebench/cli.py)."""
+"""`stripebench run`, `tasks` and `mcp` (registered in stripebench/cli.py).
+
+The harness does not import results: the report `run` prints at the end is written by
+`write_reports`, which stripebench/cli.py sets to results.cli.write_reports.
+"""
 
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
 
 tasks_app = typer.Typer(no_args_is_help=True, help="List and check tasks.")
 DEFAULT_TASKS = Path("tasks")
+# Prints a run's report and writes report.md and report.html into it (set by the cli).
+write_reports: Callable[[Path], None] | None = None
 
 
 def _tasks_root(root: Path | None) -> Path:
@@ -165,84 +172,11 @@ def run_command(
         except RunError as exc:
             raise _fail(str(exc)) from None
     del todo
-    if report:
-        from ..results import load_run, summarize
-        from ..results.html import page
-        from ..results.report import markdown, terminal
-
-        summaries = [summarize(load_run(out))]
-        terminal(summaries)
-        (out / "report.md").write_text(markdown(summaries))
-        (out / "report.html").write_text(page(summaries))
+    if report and write_reports is not None:
+        write_reports(out)
         console.print(f"Reports: {out}/report.md, {out}/report.html "
                       f"(side by side: stripebench report RUN...; paired, with a verdict: "
                       f"stripebench compare RUN_A RUN_B)")
-
-
-def report_command(
-    runs: list[Path] = typer.Argument(..., help="Run directories."),
-    markdown: Path | None = typer.Option(None, "--markdown", help="Write Markdown here."),
-    csv: Path | None = typer.Option(None, "--csv", help="Write CSV here."),
-    html: Path | None = typer.Option(None, "--html", help="Write the HTML page here."),
-    quiet: bool = typer.Option(False, help="No terminal table."),
-) -> None:
-    """Best-of-N per task, category means and turn ranges, as tables, CSV and HTML."""
-    from ..results import load_run, summarize
-    from ..results.html import page
-    from ..results.report import csv_text, terminal
-    from ..results.report import markdown as markdown_text
-    from ..results.store import RunNotFound
-
-    try:
-        summaries = [summarize(load_run(r)) for r in runs]
-    except RunNotFound as exc:
-        raise _fail(str(exc)) from None
-    if not quiet:
-        terminal(summaries)
-    for target, text in ((markdown, lambda: markdown_text(summaries)),
-                         (csv, lambda: csv_text(summaries)), (html, lambda: page(summaries))):
-        if target is not None:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text())
-            typer.echo(f"wrote {target}")
-
-
-def compare_command(
-    runs: list[Path] = typer.Argument(..., help="Run A (the baseline), then run B (and "
-                                      "more: each is compared with A)."),
-    alpha: float = typer.Option(0.05, help="Significance level; intervals are 1 - alpha."),
-    seed: int = typer.Option(0, help="Seed of the bootstrap (same seed, same numbers)."),
-    resamples: int = typer.Option(10_000, min=100, help="Bootstrap resamples."),
-    markdown: Path | None = typer.Option(None, "--markdown", help="Write Markdown here."),
-    html: Path | None = typer.Option(None, "--html", help="Write the HTML page here."),
-    quiet: bool = typer.Option(False, help="No terminal output."),
-) -> None:
-    """Paired comparison by task and attempt: B - A in score, success, turns, tokens and
-    cost, with bootstrap intervals, an exact sign-flip test and a verdict."""
-    from ..results import load_run
-    from ..results.compare import compare_runs
-    from ..results.compare_report import markdown as markdown_text
-    from ..results.compare_report import page, terminal
-    from ..results.store import RunNotFound
-
-    if len(runs) < 2:
-        raise _fail("compare needs two runs or more: RUN_A RUN_B [...]")
-    if not 0 < alpha < 0.5:
-        raise _fail("--alpha must be between 0 and 0.5")
-    try:
-        loaded = [load_run(r) for r in runs]
-    except RunNotFound as exc:
-        raise _fail(str(exc)) from None
-    comparisons = [compare_runs(loaded[0], b, alpha=alpha, seed=seed, resamples=resamples)
-                   for b in loaded[1:]]
-    if not quiet:
-        typer.echo(terminal(comparisons))
-    for target, text in ((markdown, lambda: markdown_text(comparisons)),
-                         (html, lambda: page(comparisons))):
-        if target is not None:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text())
-            typer.echo(f"wrote {target}")
 
 
 @tasks_app.command("list")
