@@ -9,6 +9,7 @@ module is classified when it lands.
 
 MARKERS: dict[str, tuple[str, ...]] = {
     "test_smoke.py": ("slow",),
+    "test_layers.py": (),
     # the emulator
     "emulator/core/test_core_control.py": (),
     "emulator/core/test_core_determinism.py": (),

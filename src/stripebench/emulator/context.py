@@ -1,12 +1,18 @@
-"""The per-request context handed to every resource handler."""
+"""The per-request context handed to every resource handler; it writes Events and tells
+the event listeners (the registry events.py re-exports)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from . import shape
 from .errors import missing
 from .store import Account, Store
+from .web import url_for
+
+Listener = Callable[["Ctx", dict[str, Any]], None]
+LISTENERS: list[Listener] = []  # told of every Event (webhook delivery, billing)
 
 
 class Ctx:
@@ -34,7 +40,6 @@ class Ctx:
 
     def url(self, host: str, path: str) -> str:
         """A link to one of the emulator's Stripe hosts, reachable the way this request came."""
-        from .web import url_for
         return url_for(self.routed, self.local_origin, host, path)
 
     # --- time and entropy: everything goes through the account's seeded services
@@ -84,5 +89,18 @@ class Ctx:
 
     def emit(self, event_type: str, obj: dict[str, Any],
              previous_attributes: dict[str, Any] | None = None) -> dict[str, Any]:
-        from . import events
-        return events.emit(self, event_type, obj, previous_attributes)
+        """Write the Event of a state change and tell every listener (events.py)."""
+        data: dict[str, Any] = {"object": shape.snapshot(obj)}
+        if previous_attributes:
+            data["previous_attributes"] = shape.clone(previous_attributes)
+        event = self.new("event", "evt", type=event_type, data=data,
+                         api_version=self.account.api_version, pending_webhooks=0,
+                         request={"id": self.request_id or None,
+                                  "idempotency_key": self.idempotency_key})
+        event["livemode"] = False
+        if self.account.parent:  # events of a connected account name it (Connect webhooks)
+            event["account"] = self.account.id
+        self.put(event)
+        for listener in LISTENERS:
+            listener(self, event)
+        return event
