@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 
 import typer
@@ -28,8 +30,8 @@ def emulator_serve(
     https_port: int = typer.Option(12443, help="Port for --https."),
 ) -> None:
     """Serve the Stripe API, Stripe.js and hosted pages over HTTP (and HTTPS)."""
-    import sqlite3
 
+    # loaded when the command runs: `stripebench --help` stays quick
     from .emulator.errors import StripeError
     from .emulator.server import build, default_account, serve
 
@@ -47,6 +49,7 @@ def emulator_serve(
     typer.echo(f"  publishable key  {account.publishable_key}")
     typer.echo(f"  Stripe.js        {origin}/js.stripe.com/v3/")
     if https:
+        # loaded when the command runs: `stripebench --help` stays quick
         from .routing.front import serve_https
         typer.echo(serve_https(host, https_port, port))
     serve(emulator, host, port)
@@ -54,6 +57,7 @@ def emulator_serve(
 
 def _keys(emulator: str, account: str | None, secret_key: str | None,
           control_token: str | None) -> str:
+    # loaded when the command runs: `stripebench --help` stays quick
     from .routing import launch
 
     try:
@@ -81,8 +85,8 @@ def emulator_listen(
     interval: float = typer.Option(0.25, help="Seconds between polls."),
 ) -> None:
     """Forward events to a local webhook URL, signed, as `stripe listen` does."""
-    import time
 
+    # loaded when the command runs: `stripebench --help` stays quick
     from .stripe_cli.listen import Listener, post
 
     if not forward_to and not forward_connect_to:
@@ -118,8 +122,10 @@ def emulator_trigger(
     control_token: str | None = typer.Option(None, envvar="STRIPEBENCH_CONTROL_TOKEN"),
 ) -> None:
     """Make the API calls that cause EVENT, as `stripe trigger` does."""
+    # the stripe SDK is slow to import: only `trigger` needs it
     import stripe
 
+    # loaded when the command runs: `stripebench --help` stays quick
     from .stripe_cli.trigger import trigger
 
     key = _keys(emulator, account, secret_key, control_token)
@@ -150,6 +156,7 @@ def exec_command(
     """Run COMMAND with api.stripe.com, js.stripe.com & co. served by the emulator.
 
     stripebench exec [OPTIONS] -- COMMAND [ARGS]...  (see docs/routing.md)"""
+    # loaded when the command runs: `stripebench --help` stays quick
     from .routing import launch
 
     try:

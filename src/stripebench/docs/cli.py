@@ -17,6 +17,7 @@ def search_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON."),
 ) -> None:
     """Search the API reference and guides."""
+    # loaded when the command runs: `stripebench --help` stays quick
     from .index import get_index
     from .tool import format_hits
 
@@ -31,6 +32,7 @@ def search_cmd(
 @docs_app.command("show")
 def show_cmd(doc_id: str = typer.Argument(..., help="A doc id from search results.")) -> None:
     """Print one document by id."""
+    # loaded when the command runs: `stripebench --help` stays quick
     from .index import get_index
 
     index = get_index()
@@ -48,6 +50,7 @@ def show_cmd(doc_id: str = typer.Argument(..., help="A doc id from search result
 def build_cmd(force: bool = typer.Option(False, "--force", help="Rebuild even if cached.")
               ) -> None:
     """Build (or reuse) the index in the user's cache."""
+    # loaded when the command runs: `stripebench --help` stays quick
     from .index import build
 
     info = build(force=force)
@@ -61,6 +64,7 @@ def unhelpful_cmd(
     min_coverage: float = typer.Option(0.5, help="Below this share of query words: weak."),
 ) -> None:
     """List logged queries that found nothing useful."""
+    # loaded when the command runs: `stripebench --help` stays quick
     from .log import read_log, unhelpful_queries
 
     records = [r for p in logs for r in read_log(p)]

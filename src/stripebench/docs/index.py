@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import guide_pages as guides
+from .api_reference import api_sections
 from .corpus import Section
 from .node_sdk import node_sdk_version
+from .sdk_model import read_sdk
 from .tokens import index_text, query_terms, split_compound
 
 INDEX_FORMAT = "2"
@@ -73,6 +75,7 @@ def cache_dir() -> Path:
 
 
 def _sdk_dir() -> tuple[str, Path]:
+    # the stripe SDK is slow to import: only where its files are read
     import stripe
 
     return str(stripe.VERSION), Path(stripe.__file__).parent
@@ -97,8 +100,6 @@ def index_path() -> Path:
 
 
 def all_sections(guide_paths: list[Path] | None = None) -> Iterable[Section]:
-    from .api_reference import api_sections
-    from .sdk_model import read_sdk
 
     yield from guides.guide_sections(guide_paths)
     yield from api_sections(read_sdk())

@@ -396,6 +396,7 @@ class _Sdk:
 
 def read_sdk(sdk_dir: Path | None = None) -> SdkModel:
     """Parse the installed stripe package (or the one at `sdk_dir`)."""
+    # the stripe SDK is slow to import: only when the SDK is read
     import stripe
 
     sdk = _Sdk(sdk_dir or Path(stripe.__file__).parent)

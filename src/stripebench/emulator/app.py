@@ -15,7 +15,18 @@ from typing import Any
 
 import orjson
 
-from . import control, forms, intake, multipart, render, request_log, router, versions
+from . import (
+    control,
+    forms,
+    intake,
+    multipart,
+    render,
+    request_log,
+    resources,
+    router,
+    versions,
+    web,
+)
 from .context import Ctx
 from .errors import AuthenticationError, IdempotencyError, InvalidRequest, StripeError
 from .http import Request, Response, canonical_json, dumps
@@ -62,7 +73,6 @@ def _too_large(size: int, limit: int) -> Response:
 class EmulatorApp:
     def __init__(self, store: Store, *, control_token: str | None = None,
                  local_origin: str = "http://127.0.0.1:12111") -> None:
-        from . import resources, web
         resources.load_all()
         web.load_all()
         self.store = store

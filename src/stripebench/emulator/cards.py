@@ -8,9 +8,11 @@ The numbers and their behaviour are the ones Stripe documents for test mode.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 
 from .errors import CardError
+from .ids import base62
 
 
 @dataclass(frozen=True)
@@ -254,9 +256,7 @@ def lookup_number(raw: str, param: str = "card[number]") -> TestCard:
 
 def fingerprint(number: str) -> str:
     """A stable per-number fingerprint (deterministic, like Stripe's per-account one)."""
-    import hashlib
 
-    from .ids import base62
     return base62(hashlib.sha256(f"card:{number}".encode()).digest(), 16)
 
 

@@ -13,7 +13,10 @@ from typing import Any
 
 from . import intake, versions
 from .errors import InvalidRequest, StripeError
+from .forms import decode
 from .http import Request, Response
+from .resources.webhooks import delivery_log, set_routes
+from .restoring import read_restore_body, restore_steps, run
 from .store import Store
 
 ACCOUNT_ID = re.compile(r"acct_\w{1,100}", re.ASCII)
@@ -34,7 +37,6 @@ def _body(request: Request) -> dict[str, Any]:
         if not isinstance(data, dict):
             raise InvalidRequest("Invalid request body: expected a JSON object")
         return data
-    from .forms import decode
     intake.check_param_count(request.body)
     return decode(request.body.decode("utf-8", "replace"))
 
@@ -140,7 +142,6 @@ async def handle(store: Store, control_token: str | None, request: Request) -> R
 
 async def _restore(store: Store, request: Request) -> Response:
     """Restore one snapshot, or every account from an export, in slices (restoring.py)."""
-    from .restoring import read_restore_body, restore_steps, run
     try:
         if request.header("content-type").startswith("application/json") or not request.body:
             body = await run(read_restore_body(request.body or b"{}"))
@@ -196,10 +197,8 @@ def _route(store: Store, method: str, path: str, body: dict[str, Any],
             store.delete_account(account.id)
             return Response.json({"id": account.id, "deleted": True})
         if action == "/webhook_deliveries" and method == "GET":
-            from .resources.webhooks import delivery_log
             return Response.json({"object": "list", "data": delivery_log(store, account.id)})
         if action == "/webhook_routes" and method == "POST":
-            from .resources.webhooks import set_routes
             routes = set_routes(store, account.id, dict(body.get("routes") or {}))
             return Response.json({"id": account.id,
                                   "webhook_routes": {str(p): t for p, t in routes.items()}})

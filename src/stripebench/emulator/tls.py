@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import certifi
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -114,7 +115,6 @@ def system_ca_pem() -> bytes:
         if candidate and Path(candidate).is_file():
             return Path(candidate).read_bytes()
     try:
-        import certifi
         return Path(certifi.where()).read_bytes()
     except ImportError:
         return b""

@@ -54,6 +54,7 @@ def final_snapshot() -> dict[str, Any]:
 def stripe_client(api_version: str | None = None, api_base: str | None = None) -> Any:
     """The official python SDK's StripeClient on the trial's account (through `api_base`,
     e.g. a grader's recording proxy, instead of the emulator's address when given)."""
+    # the stripe SDK is slow to import: only graders that call the API need it
     import stripe
 
     base = api_base or _env("STRIPE_API_BASE")

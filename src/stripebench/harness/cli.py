@@ -7,6 +7,7 @@ The harness does not import results: the report `run` prints at the end is writt
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -80,8 +81,10 @@ def run_command(
                                   "guides."),
 ) -> None:
     """Run an agent over tasks: every trial graded and recorded under --out."""
+    # loaded when the command runs: `stripebench --help` stays quick
     from rich.console import Console
 
+    # loaded when the command runs: `stripebench --help` stays quick
     from ..rundir import SCORED, describe
     from .agents import BUILTIN, Agent, AgentError, default_agent, make_agent
     from .interventions import InterventionError, Interventions
@@ -121,6 +124,7 @@ def run_command(
         raise _fail(f"no tasks found under {_tasks_root(tasks_dir)}")
     out = out or Path("runs") / f"{agent}-{time.strftime('%Y%m%d-%H%M%S')}"
     if sandbox == "auto":
+        # loaded when the command runs: `stripebench --help` stays quick
         from .sandbox import bwrap_available
         sandbox = "bwrap" if bwrap_available() else "local"
     plan = RunPlan(out=out, tasks=chosen, agent_name=agent, model=model, attempts=attempts,
@@ -142,6 +146,7 @@ def run_command(
     if arm.tools is not None and "submit" not in arm.tools:
         console.print("  note: without `submit` an agent ends only by stopping or at its "
                       "limits", markup=False)
+    # loaded when the command runs: `stripebench --help` stays quick
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress("[progress.description]{task.description}", BarColumn(),
@@ -164,6 +169,7 @@ def run_command(
 
         try:
             if executor == "ray":
+                # loaded when the command runs: `stripebench --help` stays quick
                 from .ray_executor import execute_ray
                 execute_ray(plan, new_agent, on_result=on_result, address=ray_address,
                             max_in_flight=parallel)
@@ -182,6 +188,7 @@ def run_command(
 @tasks_app.command("list")
 def tasks_list(tasks_dir: Path | None = typer.Option(None, help="Where tasks live.")) -> None:
     """Every task with its category and limits."""
+    # loaded when the command runs: `stripebench --help` stays quick
     from .task import TaskError, discover
 
     try:
@@ -204,8 +211,8 @@ def tasks_check(
                                 "where it works)."),
 ) -> None:
     """Validate tasks, then prove each grader: oracle must score 1.0 and noop 0.0."""
-    import tempfile
 
+    # loaded when the command runs: `stripebench --help` stays quick
     from .check import check_tasks
     from .task import TaskError, discover, select
 
@@ -214,6 +221,7 @@ def tasks_check(
     except TaskError as exc:
         raise _fail(str(exc)) from None
     if sandbox == "auto":  # prove tasks the way `run` will run them
+        # loaded when the command runs: `stripebench --help` stays quick
         from .sandbox import bwrap_available
         sandbox = "bwrap" if bwrap_available() else "local"
     base = out or Path(tempfile.mkdtemp(prefix="stripebench-check-"))
@@ -242,6 +250,7 @@ def mcp_command(
                                      "send (default: a random one, printed at start)."),
 ) -> None:
     """Serve the agent tools (bash, files, browser, docs search, submit) over MCP."""
+    # loaded when the command runs: `stripebench --help` stays quick
     from .sandbox import SandboxError
     from .tools.server import serve
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .interventions import system_text
 from .task import Task
 
 if TYPE_CHECKING:
@@ -19,7 +20,6 @@ def system_prompt(arm: Interventions | None = None) -> str:
     text = (PROMPTS / "system.md").read_text()
     if arm is None:
         return text
-    from .interventions import system_text
 
     return system_text(text, arm)
 

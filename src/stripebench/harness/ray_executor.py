@@ -28,6 +28,7 @@ import hashlib
 import io
 import logging
 import os
+import secrets
 import shutil
 import socket
 import tarfile
@@ -255,6 +256,7 @@ def run_on_worker(task_id: str, task_dir_name: str, attempt: int, config: TrialC
 def _node() -> dict[str, str]:
     """Which Ray node ran the trial (for the record)."""
     try:
+        # optional dependency (stripebench[ray]): only --executor ray needs it
         import ray
 
         return {"node_id": ray.get_runtime_context().get_node_id(),
@@ -302,6 +304,7 @@ def connect(address: str | None, parallel: int | None) -> bool:
     `parallel` trials' worth). True when we started it."""
     offline_ray_env(address)
     try:
+        # optional dependency (stripebench[ray]): only --executor ray needs it
         import ray
     except ImportError:
         raise RunError("--executor ray needs Ray: pip install 'stripebench[ray]' (or "
@@ -336,8 +339,8 @@ def execute_ray(plan: RunPlan, make_agent: Callable[[], Agent],
     if not todo:
         return []
     started_cluster = connect(address, max_in_flight)
-    import secrets
 
+    # optional dependency (stripebench[ray]): only --executor ray needs it
     import ray
     from ray.exceptions import RayError, RayTaskError
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
+from ..routing.bwrap import BubblewrapSandbox, Routing, bwrap_works
 from ..sandbox.base import (
     LOGS,
     READ_LIMIT,
@@ -39,7 +40,6 @@ from ..sandbox.local import LocalSandbox
 
 def bwrap_available() -> bool:
     """True when bubblewrap is installed and can create the namespaces we need here."""
-    from ..routing.bwrap import bwrap_works
     return bwrap_works()
 
 
@@ -54,7 +54,6 @@ def make_sandbox(kind: Literal["bwrap", "local"], workdir: Path | str,
     if kind == "local":
         return LocalSandbox(workdir, env)
     if kind == "bwrap":
-        from ..routing.bwrap import BubblewrapSandbox, Routing
         # An emulator named by STRIPE_API_BASE is unreachable from inside the sandbox's
         # loopback-only network, so route to it rather than hand over a dead address.
         emulator_url = emulator_url or _emulator_in(env or {})
@@ -74,7 +73,6 @@ def __getattr__(name: str) -> Any:
     # (the routing loads certificates and Stripe's host list, which LocalSandbox users
     # do not need). The routing never imports this module.
     if name == "BubblewrapSandbox":
-        from ..routing.bwrap import BubblewrapSandbox
         return BubblewrapSandbox
     raise AttributeError(name)
 

@@ -31,7 +31,7 @@ from ..rundir import (
 from ..sandbox import safe_files
 from . import fixtures as fixture_mod
 from .agents.base import Agent, AgentContext, AgentOutcome
-from .emulator import Emulator, EmulatorDown
+from .emulator import Emulator, EmulatorDown, free_port
 from .interventions import SKILLS_DIR, Interventions
 from .prompt import task_prompt
 from .sandbox import (
@@ -45,6 +45,7 @@ from .sandbox import (
 )
 from .task import Task
 from .tools import Toolbox
+from .tools.browser import launch_options
 
 __all__ = ["RETRYABLE", "SCORED", "TrialConfig", "run_trial", "write_json_atomic"]
 AGENT_GRACE_SECONDS = 15
@@ -93,7 +94,6 @@ def _new_sandbox(kind: str, workdir: Path, env: dict[str, str],
 
 def _browser_launch(sandbox: Sandbox, emulator: Emulator) -> dict[str, Any] | None:
     """Chromium inside the routing, so Stripe's real host names reach the emulator."""
-    from .tools.browser import launch_options
 
     try:
         return launch_options(sandbox, emulator.base)
@@ -107,7 +107,6 @@ def service_ports(task: Task, sandbox_kind: str) -> dict[str, int]:
     A bubblewrap sandbox has its own loopback, so the declared port is free; a local
     one shares the machine's, so each trial gets fresh ports for parallel trials.
     """
-    from .emulator import free_port
 
     return {s.name: (s.port if sandbox_kind != "local" and s.port else free_port())
             for s in task.services}

@@ -21,6 +21,7 @@ def export_harbor(
 ) -> None:
     """Write Harbor tasks: Dockerfile (stripebench, the emulator, the starter repo and
     services), tests/test.sh (our grader, Harbor's reward), instruction and solution."""
+    # loaded when the command runs: `stripebench --help` stays quick
     from ..harness.task import TaskError, discover, select
     from .harbor_export import ExportError, export_tasks
 

@@ -23,7 +23,9 @@ the services), so the task tells `harbor lint` to skip its shared-verifier rule.
 
 from __future__ import annotations
 
+import json
 import shutil
+from importlib.metadata import version as package_version
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -151,7 +153,6 @@ def _write_script(path: Path, text: str) -> None:
 
 
 def dockerfile(task: Task, caches: list[str]) -> str:
-    from importlib.metadata import version as package_version
 
     version = package_version("playwright")  # the graders' browser driver, pinned
     cache_lines = "".join(f"COPY caches/{name}/ {CACHES}/{name}/\n" for name in caches)
@@ -291,7 +292,6 @@ def _assignments(table: dict[str, Any]) -> list[str]:
 
 
 def _toml_value(value: Any) -> str:
-    import json
 
     if isinstance(value, bool):
         return "true" if value else "false"

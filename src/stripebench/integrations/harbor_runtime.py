@@ -25,7 +25,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pwd
 import shlex
+import shutil
+import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -73,7 +76,6 @@ def as_user(task: Task, user: str | None) -> Task:
     with that user's HOME), so the agent, working as that user, can restart them."""
     if not user:
         return task
-    import pwd
 
     entry = pwd.getpwnam(user)
     prefix = (f"HOME={shlex.quote(entry.pw_dir)} setpriv --reuid={entry.pw_uid} "
@@ -87,8 +89,6 @@ def kill_user(user: str) -> None:
     """Kill every process of the agent's user: the verifier shares its container, and
     a process left in the background (anywhere, not only in the workdir) must not go on
     acting while the grader runs or rewrite the reward after it."""
-    import pwd
-    import signal
 
     uid = pwd.getpwnam(user).pw_uid
     for entry in Path("/proc").iterdir():
@@ -128,8 +128,6 @@ def start() -> int:
     write_json_atomic(state / "trial.json", {**trial.describe(),
                                              "emulator_pid": emulator.process.pid})
     if user:  # the setup step may have written files as root
-        import pwd
-        import shutil
 
         for path in [app, *app.rglob("*")]:
             shutil.chown(path, user, pwd.getpwnam(user).pw_gid)

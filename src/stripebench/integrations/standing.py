@@ -15,7 +15,7 @@ import os
 import shutil
 import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -208,7 +208,6 @@ def reopen_trial(task: Task, description: dict[str, Any]) -> StandingTrial:
 
 def _with_tests(task: Task, tests: Path, trial_dir: Path) -> Task:
     """The task with its grader taken from `tests` (copied next to the trial)."""
-    from dataclasses import replace
 
     holder = trial_dir / "grader-task"
     if holder.exists():

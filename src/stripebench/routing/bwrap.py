@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import select
 import shlex
 import shutil
 import signal
@@ -570,7 +571,6 @@ def _python() -> str:
 def _read_child_pid(fd: int, holder: subprocess.Popen[bytes], log: Path) -> int:
     data = b""
     deadline = time.monotonic() + START_TIMEOUT
-    import select
     while time.monotonic() < deadline:
         ready, _, _ = select.select([fd], [], [], 0.1)
         if ready:
@@ -587,6 +587,5 @@ def _read_child_pid(fd: int, holder: subprocess.Popen[bytes], log: Path) -> int:
 
 
 def _readline(stream: Any, timeout: float) -> bytes:
-    import select
     ready, _, _ = select.select([stream], [], [], timeout)
     return stream.readline() if ready else b""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 
+from ..emulator.tls import ensure_certificates
 from .env import host_resolver_rules
 from .front import RelayThread, emulator_address, port_of
 
@@ -25,7 +26,6 @@ def chromium_args(spki: str | list[str] | tuple[str, ...] | None = None,
     if spki is None:
         spki = os.environ.get("STRIPEBENCH_SPKI") or None
     if spki is None:
-        from ..emulator.tls import ensure_certificates
         spki = list(ensure_certificates().spki)
     hashes = spki.split(",") if isinstance(spki, str) else list(spki)
     return [f"--ignore-certificate-errors-spki-list={','.join(hashes)}",
@@ -38,7 +38,6 @@ _FRONTS: dict[str, int] = {}
 def https_front_port(emulator_url: str) -> int:
     """A TLS front for `emulator_url` on a free local port, one per process and emulator."""
     if emulator_url not in _FRONTS:
-        from ..emulator.tls import ensure_certificates
 
         relays = RelayThread()
         bound = relays.add("tcp:127.0.0.1:0", emulator_address(emulator_url),

@@ -15,8 +15,10 @@ from collections.abc import Coroutine
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..emulator.tls import ensure_certificates
 from ..sandbox.sockets import pinned_socket_path
 from . import relay
+from .env import host_resolver_rules
 from .gate import serve_gated
 
 
@@ -104,8 +106,6 @@ _SERVING: list[RelayThread] = []
 
 def serve_https(host: str, https_port: int, http_port: int) -> str:
     """Start a TLS front for `emulator serve --https`; returns lines describing it."""
-    from ..emulator.tls import ensure_certificates
-    from .env import host_resolver_rules
 
     certs = ensure_certificates()
     relays = RelayThread()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 
+from .bwrap import BubblewrapSandbox, Routing, bwrap_works
 from .env import Keys, fallback_env
 
 # Host variables a routed command must not inherit: the sandbox sets its own.
@@ -64,7 +65,6 @@ def run(command: Sequence[str], *, emulator_url: str, keys: Keys, workdir: Path,
     """Run `command` routed (bubblewrap) or, without namespaces, pointed at the emulator."""
     if not command:
         raise ExecError("no command given: stripebench exec [OPTIONS] -- COMMAND ...")
-    from .bwrap import BubblewrapSandbox, Routing, bwrap_works
 
     if sandbox and bwrap_works():
         box = BubblewrapSandbox(workdir, routing=Routing(emulator_url, keys), extra_ro=share)

@@ -9,6 +9,7 @@ following the agent's links out of it (see safe_files).
 
 from __future__ import annotations
 
+import errno
 import os
 import select
 import signal
@@ -19,6 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+import httpx
+
+import stripebench
 
 from . import safe_files
 
@@ -203,7 +208,6 @@ def port_open(host: str, port: int) -> bool:
 
 
 def url_ok(url: str) -> bool:
-    import httpx
     try:
         return httpx.get(url, timeout=2, verify=False).status_code < 500
     except httpx.HTTPError:
@@ -267,7 +271,6 @@ class WorkdirFiles:
 
 
 def _reason(exc: OSError) -> str:
-    import errno
     if exc.errno in (errno.EXDEV, errno.ELOOP):
         return "it leads outside the workdir (through a symlink or '..')"
     return exc.strerror or str(exc)
@@ -276,7 +279,6 @@ def _reason(exc: OSError) -> str:
 
 def _offline_cache(variable: str, name: str) -> Path | None:
     """$<variable> or the checkout's `.cache/<name>`, when that directory exists."""
-    import stripebench
 
     given = os.environ.get(variable)
     path = Path(given) if given else \

@@ -18,6 +18,7 @@ from ..resources._common import merge_metadata
 from . import items, pausing, subscribing, timing
 from .creating import apply_cancel, automatic_tax
 from .discounts import make_discounts
+from .invoicing import pull_pending_items
 
 UPDATABLE_WHEN_CANCELED = {"metadata", "cancellation_details", "expand"}
 
@@ -208,7 +209,6 @@ def _restart_cycle(ctx: Ctx, sub: dict[str, Any], now: int, reason: str) -> dict
     subscribing.set_period(ctx, sub, now, subscribing.next_period_end(ctx, sub, now))
     inv = subscribing.subscription_invoice(ctx, sub, reason, (now, now))
     subscribing.cycle_lines(ctx, sub, inv, (sub["_period"][0], sub["_period"][1]), None)
-    from .invoicing import pull_pending_items
     pull_pending_items(ctx, inv, sub["id"], only_subscription=True)
     sub["latest_invoice"] = inv["id"]
     subscribing.save(ctx, sub)

@@ -14,6 +14,8 @@ from typing import Any
 from .. import events
 from ..context import Ctx
 from ..errors import CardError, InvalidRequest
+from ..resources import payment_intents
+from ..resources.customers import record_balance_transaction
 from . import invoicing, timing
 from .invoicing import FAILED_HOOKS, PAID_HOOKS, RETRY_DAYS
 
@@ -22,7 +24,6 @@ PAYABLE = ("open", "uncollectible")
 
 
 def _payments() -> Any:
-    from ..resources import payment_intents
     return payment_intents
 
 
@@ -88,7 +89,6 @@ def _apply_customer_balance(ctx: Ctx, inv: dict[str, Any], customer: dict[str, A
     inv["ending_balance"] = min(due, 0)
     inv["amount_due"] = max(due, 0)
     if customer and inv["ending_balance"] != start:
-        from ..resources.customers import record_balance_transaction
         record_balance_transaction(ctx, customer, inv["ending_balance"] - start, inv["currency"],
                                    type_="applied_to_invoice", invoice=inv["id"])
 
@@ -246,7 +246,6 @@ def _credit_overpayment(ctx: Ctx, inv: dict[str, Any]) -> None:
     inv["amount_overpaid"] = over
     customer = ctx.maybe(inv["customer"], "customer")
     if customer is not None and customer.get("currency") in (None, inv["currency"]):
-        from ..resources.customers import record_balance_transaction
         record_balance_transaction(ctx, customer, -new, inv["currency"],
                                    type_="invoice_overpaid", invoice=inv["id"])
     ctx.put(inv)
@@ -287,7 +286,6 @@ def void(ctx: Ctx, inv: dict[str, Any]) -> None:
     moved = int(inv.get("ending_balance") or 0) - int(inv.get("starting_balance") or 0)
     customer = ctx.maybe(inv["customer"], "customer")
     if moved and customer is not None:
-        from ..resources.customers import record_balance_transaction
         record_balance_transaction(ctx, customer, -moved, inv["currency"],
                                    type_="unapplied_from_invoice", invoice=inv["id"])
     _cancel_open_payments(ctx, inv, "void_invoice", every_intent=True)

@@ -13,7 +13,10 @@ from .. import events
 from ..context import Ctx
 from ..errors import CardError, InvalidRequest
 from ..events import changed
+from ..resources import payment_methods, setup_intents
 from ..resources._common import merge_metadata, require
+from ..resources.customer_discounts import customer_discount
+from ..resources.products import build_price
 from . import collect, invoicing, items, subscribing, taxes, timing
 from .discounts import make_discounts
 
@@ -266,7 +269,6 @@ def _coupons(ctx: Ctx, params: dict[str, Any], customer: dict[str, Any]) -> list
             discount = ctx.maybe(spec["discount"], "discount") or {}
             found.append(ctx.maybe((discount.get("source") or {}).get("coupon"), "coupon"))
     if not params.get("discounts"):
-        from ..resources.customer_discounts import customer_discount
         inherited = ctx.maybe(customer_discount(ctx, customer["id"], ctx.now()), "discount")
         found.append(ctx.maybe(((inherited or {}).get("source") or {}).get("coupon"),
                                "coupon"))
@@ -301,7 +303,6 @@ def _add_invoice_items(ctx: Ctx, specs: Any, customer: dict[str, Any], sub: dict
         if spec.get("price"):
             price = ctx.get(spec["price"], "price", f"add_invoice_items[{n}][price]")
         elif spec.get("price_data"):
-            from ..resources.products import build_price
             price = build_price(ctx, dict(spec["price_data"]))
         else:
             raise InvalidRequest(f"Missing required param: add_invoice_items[{n}][price].",
@@ -320,7 +321,6 @@ def _pending_setup_intent(ctx: Ctx, sub: dict[str, Any], method: str | None) -> 
     on `pending_setup_intent` while it needs the customer: no payment method yet
     (requires_payment_method) or a card that must authenticate (requires_action). A card
     that is ready needs nothing, so nothing is pending."""
-    from ..resources import payment_methods, setup_intents
     pm = ctx.maybe(method, "payment_method")
     card = payment_methods.test_card(pm) if pm is not None else None
     if pm is not None and card is not None and (card.three_d_secure not in (

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..context import Ctx
 from ..errors import InvalidRequest
+from ..resources.discounts import coupon_usable, promotion_usable
 from . import timing
 
 
@@ -20,7 +21,6 @@ def make_discounts(ctx: Ctx, specs: Any, customer: dict[str, Any],
             continue
         promo = None
         if spec.get("promotion_code"):
-            from ..resources.discounts import promotion_usable
             promo = ctx.get(spec["promotion_code"], "promotion_code", f"{param}[promotion_code]")
             if not promotion_usable(ctx, promo):
                 raise InvalidRequest(f"This promotion code cannot be redeemed: "
@@ -31,7 +31,6 @@ def make_discounts(ctx: Ctx, specs: Any, customer: dict[str, Any],
         else:
             raise InvalidRequest(f"Missing required param: {param}[coupon].",
                                  code="parameter_missing", param=f"{param}[coupon]")
-        from ..resources.discounts import coupon_usable
         if not coupon_usable(ctx, coupon):
             raise InvalidRequest(f"Coupon expired: {coupon['id']}", param=f"{param}[coupon]")
         now = ctx.now()

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..context import Ctx
 from ..errors import InvalidRequest
+from ..resources.webhooks import listening
 from . import taxes, timing
 
 Hook = Callable[[Ctx, dict[str, Any]], None]
@@ -82,7 +83,6 @@ def customer_tax_ids(ctx: Ctx, customer: dict[str, Any]) -> list[dict[str, Any]]
 
 
 def _webhooks_listening(ctx: Ctx) -> bool:
-    from ..resources.webhooks import listening
     return listening(ctx, "invoice.created")
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from ..context import Ctx
 from ..errors import InvalidRequest
 from ..render import public_copy
+from ..resources.products import build_price
 from . import timing
 
 SYMBOLS = {"usd": "$", "eur": "€", "gbp": "£", "jpy": "¥", "cad": "CA$", "aud": "A$"}
@@ -45,7 +46,6 @@ def resolve_price(ctx: Ctx, spec: dict[str, Any], param: str) -> dict[str, Any]:
     if spec.get("price") or spec.get("plan"):
         price = ctx.get(spec.get("price") or spec.get("plan"), "price", f"{param}[price]")
     elif spec.get("price_data"):
-        from ..resources.products import build_price
         data = dict(spec["price_data"])
         price = build_price(ctx, data)
     else:

@@ -10,6 +10,7 @@ from typing import Any
 from ..context import Ctx
 from ..errors import InvalidRequest, Unsupported
 from . import invoicing, items, subscribing, timing
+from .metering import usage
 
 Planned = list[dict[str, Any]]  # [{"id": si or None, "price": price, "quantity": n}]
 
@@ -114,7 +115,6 @@ def preview(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         for plan in kept:
             price, quantity = plan["price"], plan["quantity"]
             if items.is_metered(price):
-                from .metering import usage
                 quantity = usage(cctx, price, sub["customer"], start, end)
                 span = (start, end)
             else:

@@ -12,7 +12,9 @@ from typing import Any
 
 from ..context import Ctx
 from ..events import changed
+from ..resources.customer_discounts import customer_discount, end_customer_discount
 from . import collect, invoicing, items, pausing, timing
+from .metering import usage
 
 ACTIVE_LIKE = ("active", "trialing", "past_due", "unpaid")
 INCOMPLETE_EXPIRES = 23 * 3600
@@ -74,7 +76,6 @@ def cycle_lines(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any], period: tupl
             if usage_period is None:
                 quantity, amount, span = 0, 0, period
             else:
-                from .metering import usage
                 quantity = usage(ctx, price, sub["customer"], *usage_period)
                 amount = timing.price_amount(price, quantity, currency)
                 span = usage_period
@@ -115,7 +116,6 @@ def active_discounts(ctx: Ctx, sub: dict[str, Any], when: int) -> list[str]:
         if discount and (discount.get("end") is None or discount["end"] > when):
             found.append(discount_id)
     if not sub.get("discounts"):
-        from ..resources.customer_discounts import customer_discount
         inherited = customer_discount(ctx, sub.get("customer"), when)
         if inherited:
             found.append(inherited)
@@ -125,7 +125,6 @@ def active_discounts(ctx: Ctx, sub: dict[str, Any], when: int) -> list[str]:
 def after_invoiced(ctx: Ctx, sub: dict[str, Any], inv: dict[str, Any]) -> None:
     """`once` coupons are used up by the first invoice that carries them (the customer's
     own discount too)."""
-    from ..resources.customer_discounts import end_customer_discount
     for discount_id in list(inv.get("discounts") or []):
         discount = ctx.maybe(discount_id, "discount")
         coupon = ctx.maybe(((discount or {}).get("source") or {}).get("coupon"), "coupon")

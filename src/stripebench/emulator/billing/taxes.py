@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import tax_table
 from ..context import Ctx
+from ..resources.checkout_breakdown import automatic_rate
 from ..versions import response_change
 
 BASIL = "2025-03-31.basil"
@@ -46,7 +47,6 @@ def apply(ctx: Ctx, inv: dict[str, Any]) -> tuple[int, int]:
     rule = tax_table.rule_for(where[0], where[1]) if where else None
     if not (inv.get("automatic_tax") or {}).get("enabled") or rule is None:
         return 0, 0
-    from ..resources.checkout_breakdown import automatic_rate
     rate = automatic_rate(ctx, rule.jurisdiction)
     assert rate is not None
     exclusive = inclusive = 0

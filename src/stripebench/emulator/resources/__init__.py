@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+from pkgutil import iter_modules
+
 
 def load_all() -> None:
-    from importlib import import_module
-    from pkgutil import iter_modules
 
     for info in iter_modules(__path__):
         if not info.name.startswith("_"):

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..context import Ctx
 from ..ids import base62
-from ..render import includable
+from ..render import includable, public_copy
 from ..tax_table import rule_for
 
 
@@ -58,7 +58,6 @@ def automatic_rate(ctx: Ctx, jurisdiction: str) -> dict[str, Any] | None:
 @includable("None", "breakdown")
 def include_breakdown(ctx: Ctx, total_details: dict[str, Any]) -> dict[str, Any] | None:
     """Expanding `total_details.breakdown` (total_details carries no `object` of its own)."""
-    from ..render import public_copy
     record = total_details.get("_breakdown")
     if record is None:
         return None

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..context import Ctx
 from .checkout_totals import cart_items, compute, coupon_applies
+from .discounts import find_active_code, promotion_usable
 
 
 class CartError(Exception):
@@ -95,7 +96,6 @@ def choose_shipping(session: dict[str, Any], rate_id: str) -> None:
 
 
 def apply_promotion_code(ctx: Ctx, session: dict[str, Any], code: str) -> None:
-    from .discounts import find_active_code, promotion_usable
     if not session.get("allow_promotion_codes"):
         raise CartError("promotion_code", "err_promo_invalid")
     promo = find_active_code(ctx, code or "")

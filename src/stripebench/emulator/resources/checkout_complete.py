@@ -14,6 +14,8 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+from ..billing import collect
+from ..cards import luhn_ok
 from ..context import Ctx
 from ..errors import CardError, StripeError
 from . import checkout_sessions as sessions
@@ -28,6 +30,7 @@ from .checkout_pay import (
     setup,
     subscribe,
 )
+from .checkout_totals import cart_items
 
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 EU = {"AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE",
@@ -76,7 +79,6 @@ def validate(t: Any, session: dict[str, Any], form: dict[str, Any],
                     errors[f"billing-{key}"] = t("err_required")
         elif not form_text(form, "billing", "country"):
             errors["billing-country"] = t("err_required")
-    from .checkout_totals import cart_items
     for item in cart_items(session):
         if item.get("custom") and item.get("custom_amount") is None:
             errors[f"amount-{item['id']}"] = t("err_required")
@@ -110,7 +112,6 @@ def _validate_card(t: Any, form: dict[str, Any], errors: dict[str, str], now: in
     if len(number) < 12 or not number.isdigit():
         errors["card-number"] = t("err_card_number")
     else:
-        from ..cards import luhn_ok
         if not luhn_ok(number):
             errors["card-number"] = t("err_card_invalid")
     expiry = re.match(r"^(\d{1,2})\s*/\s*(\d{2}|\d{4})$", form_text(form, "card", "expiry"))
@@ -258,7 +259,6 @@ def resume(ctx: Ctx, session: dict[str, Any]) -> Outcome:
             inv = ctx.maybe(sub.get("latest_invoice"), "invoice")
             if inv is not None and inv.get("status") == "paid":
                 return finish_subscription(ctx, session)
-            from ..billing import collect
             intent = collect.default_intent(ctx, inv) if inv else None
     if intent is None:
         return Outcome(errors={"form": "Nothing to resume."})

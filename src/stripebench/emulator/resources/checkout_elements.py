@@ -21,9 +21,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..billing import collect
 from ..context import Ctx
 from ..errors import InvalidRequest
 from ..router import api
+from ..web.checkout.locales import ZERO_DECIMAL, Translator, pick_locale
 from . import checkout_cart as cart
 from . import checkout_complete as complete
 from . import checkout_sessions as sessions
@@ -44,7 +46,6 @@ _CONFIRM = {"type": "object", "required": ["client_secret"], "properties": {
 
 
 def _translator(session: dict[str, Any]) -> Any:
-    from ..web.checkout.locales import Translator, pick_locale
     return Translator(pick_locale(session.get("locale"), ""))
 
 
@@ -125,7 +126,6 @@ def _discounts(ctx: Ctx, t: Any, session: dict[str, Any]) -> list[dict[str, Any]
 
 def view(ctx: Ctx, session: dict[str, Any]) -> dict[str, Any]:
     """`StripeCheckoutSession` for this session, from its stored state."""
-    from ..web.checkout.locales import ZERO_DECIMAL
     t = _translator(session)
     currency = session.get("currency")
     pending = session.get("_elements") or {}
@@ -346,7 +346,6 @@ def _latest_intent(ctx: Ctx, session: dict[str, Any]) -> dict[str, Any] | None:
     invoice = ctx.maybe((sub or {}).get("latest_invoice"), "invoice")
     if invoice is None:
         return None
-    from ..billing import collect
     return collect.default_intent(ctx, invoice)
 
 

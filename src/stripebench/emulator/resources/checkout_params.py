@@ -15,7 +15,9 @@ from ..context import Ctx
 from ..errors import InvalidRequest
 from ._common import currency as check_currency
 from ._common import merge_metadata
+from .discounts import coupon_usable, promotion_usable
 from .products import build_price
+from .shipping_tax import build_shipping_rate
 
 EMBEDDED = ("embedded_page",)
 REDIRECTING = ("hosted_page",)
@@ -181,7 +183,6 @@ def build_optional_items(ctx: Ctx, raw: list[dict[str, Any]] | None,
 # ------------------------------------------------------------------ other families
 
 def build_shipping_options(ctx: Ctx, raw: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    from .shipping_tax import build_shipping_rate
     options = []
     if raw and len(raw) > MAX_SHIPPING_OPTIONS:
         raise InvalidRequest(f"You can specify up to {MAX_SHIPPING_OPTIONS} shipping options.",
@@ -307,7 +308,6 @@ def build_custom_text(raw: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def build_discounts(ctx: Ctx, raw: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
-    from .discounts import coupon_usable, promotion_usable
     out = []
     if raw and len(raw) > 1:
         raise InvalidRequest("You can only apply one discount to a Checkout Session.",

@@ -12,9 +12,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..billing import collect
 from ..context import Ctx
 from ..errors import StripeError
-from .checkout_totals import discount_coupon
+from . import (
+    customers,
+    invoice_items,
+    invoices,
+    payment_intents,
+    payment_methods,
+    setup_intents,
+    subscriptions,
+)
+from .checkout_totals import cart_items, discount_coupon
 
 
 def form_text(form: dict[str, Any], *path: str) -> str:
@@ -49,7 +59,6 @@ class Outcome:
 
 
 def _ensure_customer(ctx: Ctx, session: dict[str, Any], force: bool) -> dict[str, Any] | None:
-    from . import customers
     details = session["customer_details"]
     shipping = (session.get("collected_information") or {}).get("shipping_details")
     if session.get("customer"):
@@ -85,7 +94,6 @@ def _ensure_customer(ctx: Ctx, session: dict[str, Any], force: bool) -> dict[str
 
 
 def _payment_method(ctx: Ctx, form: dict[str, Any], session: dict[str, Any]) -> dict[str, Any]:
-    from . import payment_methods
     if form_text(form, "payment_method"):  # Elements with Checkout: Stripe.js made it
         pm = payment_methods.resolve(ctx, form_text(form, "payment_method"))
         if pm.get("customer") and pm["customer"] != session.get("customer"):
@@ -116,7 +124,6 @@ def return_url(ctx: Ctx, session: dict[str, Any]) -> str:
 
 
 def pay(ctx: Ctx, session: dict[str, Any], form: dict[str, Any], due: int) -> Outcome:
-    from . import payment_intents
     data = session.get("_payment_intent_data") or {}
     save = bool(form.get("save_payment_method")) or bool(data.get("setup_future_usage"))
     # A no-cost order always gets a Customer: Stripe has no guest customers for them.
@@ -167,8 +174,6 @@ def _invoice_intent(ctx: Ctx, session: dict[str, Any], customer: dict[str, Any],
     so its total is the session's; when the PaymentIntent succeeds the billing engine's
     listener marks the invoice paid.
     """
-    from ..billing import collect
-    from . import invoice_items, invoices
     invoice_data = (session.get("invoice_creation") or {}).get("invoice_data") or {}
     params: dict[str, Any] = {"customer": customer["id"], "currency": session["currency"],
                               "metadata": invoice_data.get("metadata") or {}}
@@ -178,7 +183,6 @@ def _invoice_intent(ctx: Ctx, session: dict[str, Any], customer: dict[str, Any],
     inv = invoices.create(ctx, params)
     stored = (session.get("_last_totals") or {}).get("lines", {})
     charges: list[tuple[str, int]] = []
-    from .checkout_totals import cart_items
     for item in cart_items(session):
         price = ctx.get(item["price"], "price")
         product = ctx.maybe(price.get("product"), "product") or {}
@@ -240,7 +244,6 @@ def after_intent(ctx: Ctx, session: dict[str, Any], intent: dict[str, Any]) -> O
 
 
 def subscribe(ctx: Ctx, session: dict[str, Any], form: dict[str, Any], due: int) -> Outcome:
-    from . import payment_intents, payment_methods, subscriptions
     customer = _ensure_customer(ctx, session, force=True)
     assert customer is not None
     pm = None
@@ -267,7 +270,6 @@ def subscribe(ctx: Ctx, session: dict[str, Any], form: dict[str, Any], due: int)
 def subscription_params(ctx: Ctx, session: dict[str, Any], customer: dict[str, Any],
                         pm: dict[str, Any] | None) -> dict[str, Any]:
     """What Checkout asks the billing engine for (as `POST /v1/subscriptions` params)."""
-    from .checkout_totals import cart_items
     data = session.get("_subscription_data") or {}
     recurring: list[dict[str, Any]] = []
     one_time: list[dict[str, Any]] = []
@@ -317,7 +319,6 @@ def _open_invoice_intent(ctx: Ctx, sub: dict[str, Any]) -> dict[str, Any] | None
     inv = ctx.maybe(sub.get("latest_invoice"), "invoice")
     if inv is None or inv.get("status") != "open":
         return None
-    from ..billing import collect
     intent = collect.default_intent(ctx, inv)
     if intent is not None and intent["status"] in ("requires_payment_method",
                                                    "requires_confirmation", "requires_action"):
@@ -336,7 +337,6 @@ def finish_subscription(ctx: Ctx, session: dict[str, Any]) -> Outcome:
 
 
 def setup(ctx: Ctx, session: dict[str, Any], form: dict[str, Any]) -> Outcome:
-    from . import setup_intents
     customer = _ensure_customer(ctx, session, force=False)
     pm = _payment_method(ctx, form, session)
     data = session.get("_setup_intent_data") or {}

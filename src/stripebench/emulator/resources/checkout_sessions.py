@@ -6,7 +6,9 @@ and completed (by the hosted / embedded page) in `checkout_complete`.
 
 from __future__ import annotations
 
+import calendar
 import copy
+import datetime
 from typing import Any
 
 from ..billing import timing
@@ -15,11 +17,12 @@ from ..context import Ctx
 from ..errors import InvalidRequest
 from ..events import changed
 from ..listing import check_limit, paginate
-from ..render import includable
+from ..render import includable, public_copy
 from ..router import api
 from ..versions import older_than
 from . import checkout_params as cp
 from ._common import merge_metadata
+from .checkout_breakdown import summary
 from .checkout_totals import Totals, cart_items, compute
 from .checkout_versions import ENDIVE
 
@@ -227,8 +230,6 @@ def _subscription_data(ctx: Ctx, data: dict[str, Any] | None, now: int) -> dict[
 
 def anchor_from_config(now: int, config: dict[str, Any]) -> int:
     """The first moment after `now` matching day_of_month (and month / time, if given)."""
-    import calendar
-    import datetime
     param = "subscription_data[billing_cycle_anchor_config]"
     day = int(config["day_of_month"])
     limits = {"day_of_month": (1, 31), "month": (1, 12), "hour": (0, 23), "minute": (0, 59),
@@ -337,7 +338,6 @@ def refresh_totals(ctx: Ctx, session: dict[str, Any], country: str | None = None
         return totals
     session["amount_subtotal"] = totals.amount_subtotal
     session["amount_total"] = totals.amount_total
-    from .checkout_breakdown import summary
     session["total_details"] = {"amount_discount": totals.amount_discount,
                                 "amount_shipping": totals.amount_shipping,
                                 "amount_tax": totals.amount_tax, "breakdown": None,
@@ -358,7 +358,6 @@ def refresh_totals(ctx: Ctx, session: dict[str, Any], country: str | None = None
 
 
 def line_item_objects(ctx: Ctx, session: dict[str, Any]) -> list[dict[str, Any]]:
-    from ..render import public_copy
     stored = (session.get("_last_totals") or {}).get("lines", {})
     out = []
     for item in cart_items(session):

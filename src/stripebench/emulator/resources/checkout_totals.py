@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from .. import tax_table
+from ..billing import timing
 from ..context import Ctx
 
 
@@ -117,7 +118,6 @@ def cart_items(session: dict[str, Any]) -> list[dict[str, Any]]:
 
 def customer_now(ctx: Ctx, session: dict[str, Any]) -> int:
     """Now as the billing engine will see it (a customer's test clock, if any)."""
-    from ..billing import timing
     return timing.for_customer(ctx, session.get("customer")).now() if session.get(
         "customer") else ctx.now()
 
@@ -143,7 +143,6 @@ def _anchor_span(ctx: Ctx, session: dict[str, Any], recurring: dict[str, Any],
     The billing engine prorates the first invoice over the real period that ends at the
     anchor (a month before a 16 January anchor is 31 days), so the session does too.
     """
-    from ..billing import timing
     start = timing.previous_boundary(anchor, recurring["interval"],
                                      int(recurring.get("interval_count") or 1), anchor)
     return max(0, anchor - customer_now(ctx, session)), anchor - start
@@ -152,7 +151,6 @@ def _anchor_span(ctx: Ctx, session: dict[str, Any], recurring: dict[str, Any],
 def first_period_amount(ctx: Ctx, session: dict[str, Any], recurring: dict[str, Any],
                         full: int) -> int:
     """What a recurring line costs today: 0 in a trial, prorated up to an anchor."""
-    from ..billing import timing
     data = session.get("_subscription_data") or {}
     anchor = data.get("billing_cycle_anchor")
     if anchor and int(anchor) > customer_now(ctx, session) and not (

@@ -9,7 +9,7 @@ from ..context import Ctx
 from ..errors import InvalidRequest, Unsupported
 from ..events import changed
 from ..listing import paginate
-from ..render import hidden_unless_expanded
+from ..render import hidden_unless_expanded, public_copy
 from ..router import api
 from ..versions import request_change, response_change
 from ._common import apply, currency, deleted, merge_metadata
@@ -125,7 +125,6 @@ def promotion_code_coupon_field(ctx: Ctx, obj: dict[str, Any]) -> None:
     coupon = promotion.get("coupon")
     if isinstance(coupon, str):
         coupon = ctx.maybe(coupon, "coupon") or coupon
-        from ..render import public_copy
         coupon = public_copy(coupon) if isinstance(coupon, dict) else coupon
     obj["coupon"] = coupon
 

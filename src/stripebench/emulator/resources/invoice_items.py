@@ -11,6 +11,7 @@ from ..events import changed
 from ..listing import paginate
 from ..router import api
 from ._common import currency, deleted, merge_metadata, require
+from .products import build_price
 
 
 @api("POST", "/v1/invoiceitems")
@@ -29,7 +30,6 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     if pricing.get("price"):
         price = cctx.get(pricing["price"], "price", "pricing[price]")
     elif params.get("price_data"):
-        from .products import build_price
         price = build_price(cctx, dict(params["price_data"]))
     quantity = int(params.get("quantity") or 1)
     decimal = params.get("unit_amount_decimal")

@@ -10,7 +10,7 @@ from .. import schema
 from ..billing import preview
 from ..billing.versions import BASIL
 from ..context import Ctx
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, Unsupported
 from ..router import api
 from ..versions import older_than
 from .invoices import page_lines
@@ -56,7 +56,6 @@ def _upcoming_params(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
         details["billing_cycle_anchor"] = {"type": anchor} if anchor in (
             "now", "unchanged") else {"type": "timestamp", "timestamp": anchor}
     if out.pop("coupon", None):
-        from ..errors import Unsupported
         raise Unsupported("coupon on upcoming invoices (use discounts)", param="coupon")
     out["subscription_details"] = details
     return out

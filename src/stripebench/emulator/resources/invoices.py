@@ -9,14 +9,15 @@ from ..billing import collect, invoicing, timing
 from ..billing.discounts import make_discounts
 from ..billing.versions import requires_pending_items
 from ..context import Ctx
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, Unsupported
 from ..events import changed
-from ..listing import list_of, paginate
+from ..listing import check_limit, list_of, paginate, range_filter
 from ..render import includable
 from ..router import api
 from ..search import field, search
 from ._common import apply, currency, deleted, merge_metadata
 from .customer_discounts import customer_discount
+from .payment_methods import attach, resolve
 
 SEARCH_FIELDS = {"created": field("created"), "currency": field("currency"),
                  "customer": field("customer"), "number": field("number"),
@@ -151,7 +152,6 @@ def pay(ctx: Ctx, params: dict[str, Any], invoice: str) -> dict[str, Any]:
         return inv
     method = params.get("payment_method")
     if method:
-        from .payment_methods import attach, resolve
         pm = resolve(cctx, method)
         if not pm.get("customer"):
             attach(cctx, pm, inv["customer"])
@@ -189,7 +189,6 @@ def attach_payment(ctx: Ctx, params: dict[str, Any], invoice: str) -> dict[str, 
     inv = ctx.get(invoice, "invoice")
     if not params.get("payment_intent"):
         if params.get("payment_record"):
-            from ..errors import Unsupported
             raise Unsupported("payment records", param="payment_record")
         raise InvalidRequest("Missing required param: payment_intent.",
                              code="parameter_missing", param="payment_intent")
@@ -206,7 +205,6 @@ def lines(ctx: Ctx, params: dict[str, Any], invoice: str) -> dict[str, Any]:
 
 def page_lines(ctx: Ctx, data: list[dict[str, Any]], params: dict[str, Any],
                url: str) -> dict[str, Any]:
-    from ..listing import check_limit
     limit = check_limit(params)
     start = 0
     if params.get("starting_after"):
@@ -222,7 +220,6 @@ def page_lines(ctx: Ctx, data: list[dict[str, Any]], params: dict[str, Any],
 
 @api("GET", "/v1/invoices")
 def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
-    from ..listing import range_filter
 
     def where(i: dict[str, Any]) -> bool:
         for name in ("customer", "status", "collection_method"):

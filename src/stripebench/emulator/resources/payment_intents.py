@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from .. import versions
 from ..context import Ctx
 from ..errors import InvalidRequest, Unsupported
 from ..events import changed
@@ -307,7 +308,6 @@ def _embed_charges(ctx: Ctx, pi: dict[str, Any]) -> None:
     by `payment_intent` has them all)."""
     if "charges" in pi or not pi.get("id"):
         return
-    from .. import versions
     data = []
     latest = pi.get("latest_charge")
     if isinstance(latest, dict):

@@ -13,13 +13,14 @@ import copy
 from typing import Any
 
 from ..context import Ctx
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, Unsupported
 from ..events import changed
 from ..listing import check_limit, paginate
-from ..render import includable
+from ..render import includable, public_copy
 from ..router import api
 from . import checkout_params as cp
 from ._common import merge_metadata
+from .checkout_sessions import build_session
 
 # Params a link hands to every session it opens (mode-specific ones are filtered below).
 SESSION_PARAMS = ("allow_promotion_codes", "automatic_tax", "billing_address_collection",
@@ -56,7 +57,6 @@ def _after_completion(spec: dict[str, Any] | None) -> dict[str, Any]:
 def _apply(ctx: Ctx, link: dict[str, Any], params: dict[str, Any]) -> None:
     for name in UNSUPPORTED:
         if params.get(name) is not None:
-            from ..errors import Unsupported
             raise Unsupported(f"Payment Link `{name}` (Connect fees and transfers)",
                               param=name)
     session_params = link.setdefault("_session_params", {})
@@ -165,7 +165,6 @@ def session_params(link: dict[str, Any]) -> dict[str, Any]:
 
 def open_session(ctx: Ctx, link: dict[str, Any]) -> dict[str, Any]:
     """A visit: a fresh hosted Checkout Session for this link."""
-    from .checkout_sessions import build_session
     session = build_session(ctx, session_params(link), payment_link=link["id"])
     message = ((link.get("after_completion") or {}).get("hosted_confirmation") or {}).get(
         "custom_message")
@@ -224,7 +223,6 @@ def list_links(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _line_items(ctx: Ctx, link: dict[str, Any]) -> list[dict[str, Any]]:
-    from ..render import public_copy
     data = []
     for item in link["_items"]:
         price = ctx.get(item["price"], "price")

@@ -7,6 +7,7 @@ object each time they are used, as Stripe does.
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from .. import cards
@@ -71,7 +72,6 @@ def new_card_pm(ctx: Ctx, card: cards.TestCard, *, exp_month: int = 12, exp_year
 
 
 def _year(ctx: Ctx) -> int:
-    import datetime
     return datetime.datetime.fromtimestamp(ctx.now(), datetime.UTC).year
 
 
@@ -101,7 +101,6 @@ def _check_expiry(ctx: Ctx, exp_month: Any, exp_year: Any, prefix: str) -> tuple
     if not 1 <= month <= 12:
         raise CardError("Your card's expiration month is invalid.", code="invalid_expiry_month",
                         param=f"{prefix}[exp_month]")
-    import datetime
     today = datetime.datetime.fromtimestamp(ctx.now(), datetime.UTC)
     if (year, month) < (today.year, today.month) or year > today.year + 50:
         raise CardError("Your card's expiration year is invalid.", code="invalid_expiry_year",

@@ -11,7 +11,7 @@ import copy
 from typing import Any
 
 from ..context import Ctx
-from ..errors import InvalidRequest
+from ..errors import InvalidRequest, Unsupported
 from ..events import changed
 from ..listing import paginate
 from ..router import api
@@ -113,7 +113,6 @@ def _fail(ctx: Ctx, refund: dict[str, Any], charge: dict[str, Any]) -> None:
 def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     for unsupported in ("origin", "customer", "refund_application_fee", "reverse_transfer"):
         if params.get(unsupported):
-            from ..errors import Unsupported
             raise Unsupported(f"refunds with '{unsupported}'", param=unsupported)
     return create_refund(ctx, params)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import cards
 from ..context import Ctx
-from ..errors import CardError, InvalidRequest
+from ..errors import CardError, InvalidRequest, Unsupported
 from ..events import changed
 from ..listing import paginate
 from ..render import public_copy, render
@@ -32,7 +32,6 @@ def create_setup_intent(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     types = params.get("payment_method_types") or params.get("allowed_payment_method_types")
     automatic = params.get("automatic_payment_methods")
     if types and [t for t in types if t != "card"]:
-        from ..errors import Unsupported
         raise Unsupported("SetupIntents for payment methods other than card",
                           param="payment_method_types")
     if types and automatic:

@@ -15,7 +15,7 @@ from ..billing.creating import create_subscription
 from ..context import Ctx
 from ..errors import InvalidRequest, Unsupported
 from ..events import changed
-from ..listing import paginate
+from ..listing import paginate, range_filter
 from ..router import api
 from ..search import field, search
 
@@ -138,7 +138,6 @@ def list_(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
                 return False
         if price and not any(i["price"]["id"] == price for i in s["items"]["data"]):
             return False
-        from ..listing import range_filter
         return range_filter(params.get("current_period_start"), s["_period"][0]) and \
             range_filter(params.get("current_period_end"), s["_period"][1])
     return paginate(ctx, ctx.account.iter_type("subscription"), params, "/v1/subscriptions",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..billing import advance as advancing
-from ..billing import timing
+from ..billing import subscribing, timing
 from ..context import Ctx
 from ..errors import InvalidRequest
 from ..listing import paginate
@@ -62,7 +62,6 @@ def advance(ctx: Ctx, params: dict[str, Any], test_clock: str) -> dict[str, Any]
 def _advance_limit(ctx: Ctx, clock: dict[str, Any]) -> int:
     """Stripe's rule: no further than two intervals of the shortest live subscription on
     the clock, or two years without one."""
-    from ..billing import subscribing
     now = int(clock["frozen_time"])
     limits = [timing.next_boundary(now, "year", 2, now)]
     for sub in ctx.account.iter_type("subscription"):

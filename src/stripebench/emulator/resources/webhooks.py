@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+import httpx
+
 from ...sandbox.sockets import pinned_socket_path
 from .. import events, render
 from ..context import Ctx
@@ -246,7 +248,6 @@ class Dispatcher:
 
     async def _attempt_via(self, socket_path: str | None,
                            delivery: Delivery) -> tuple[int | None, str | None]:
-        import httpx
 
         if socket_path is None:
             async with httpx.AsyncClient(timeout=DELIVERY_TIMEOUT) as client:

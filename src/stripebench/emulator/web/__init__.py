@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from html import escape as _escape
+from importlib import import_module
+from pkgutil import iter_modules
 from typing import TYPE_CHECKING, Any
 
 from ..http import Request, Response
@@ -86,13 +89,10 @@ def url_for(routed: bool, local_origin: str, host: str, path: str) -> str:
 
 def load_all() -> None:
     """Import every page module so its routes register."""
-    from importlib import import_module
-    from pkgutil import iter_modules
 
     for info in iter_modules(__path__):
         import_module(f"{__name__}.{info.name}")
 
 
 def escape(text: Any) -> str:
-    from html import escape as _escape
     return _escape("" if text is None else str(text), quote=True)

@@ -12,9 +12,12 @@ from .. import forms
 from ..billing import subscribing, timing
 from ..billing.changes import update_subscription
 from ..billing.items import describe, price_of, product_name
+from ..cards import lookup_number
 from ..context import Ctx
 from ..errors import StripeError
+from ..events import changed
 from ..http import Response
+from ..resources.payment_methods import attach, new_card_pm
 from . import Web, escape, page
 from ._pages import PAGE_STYLE, committed, find_object, money, page_ctx
 
@@ -213,8 +216,6 @@ def update_plan(web: Web, session: str) -> Response:
 @page(HOST, "POST", "/p/session/{session}/payment_method")
 def payment_method(web: Web, session: str) -> Response:
     def run(ctx: Ctx, obj: dict[str, Any], config: dict[str, Any], data: dict[str, Any]) -> str:
-        from ..cards import lookup_number
-        from ..resources.payment_methods import attach, new_card_pm
         card = lookup_number(str(data.get("number") or "").replace(" ", ""), "number")
         month, _, year = str(data.get("expiry") or "").replace(" ", "").partition("/")
         if not (month.isdigit() and year.isdigit()):
@@ -227,7 +228,6 @@ def payment_method(web: Web, session: str) -> Response:
         customer["invoice_settings"] = {**(customer.get("invoice_settings") or {}),
                                         "default_payment_method": pm["id"]}
         ctx.put(customer)
-        from ..events import changed
         ctx.emit("customer.updated", customer, changed(before, customer))
         return "Your payment method has been updated."
     return _act(web, session, run)

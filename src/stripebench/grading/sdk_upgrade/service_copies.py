@@ -17,6 +17,7 @@ every request the account's log holds from the grading must carry one of those s
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import os
@@ -127,7 +128,6 @@ def free_port() -> int:
 def harden() -> None:
     """The grader runs the agent's code beside itself: make this process off limits to
     it (no ptrace, no /proc/<pid>/mem, fd or environ: the stamps stay secret)."""
-    import ctypes
 
     try:
         ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0

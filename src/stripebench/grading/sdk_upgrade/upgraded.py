@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...emulator.versions import KNOWN_VERSIONS
 from ..bounded import REQUEST_TIMEOUT, Budget
 from .service_copies import ServiceCopies
 
@@ -51,7 +52,6 @@ def code_files(work: Path, suffixes: tuple[str, ...], skip_dirs: Collection[str]
 
 def stale_versions(work: Path, files: Iterator[Path], current: str) -> list[str]:
     """Older API versions the files name, as `<file>: <version>`."""
-    from ...emulator.versions import KNOWN_VERSIONS
 
     return [f"{path.relative_to(work)}: {literal}" for path in files
             for literal in VERSION_LITERAL.findall(path.read_text(errors="replace"))

@@ -10,6 +10,7 @@ from typing import Any
 from .base import Agent, AgentContext, AgentOutcome
 from .clis import ADAPTERS
 from .external import ExternalAgent
+from .loop import ModelAgent
 from .simple import NoopAgent, OracleAgent, ScriptedAgent
 
 BUILTIN = ("openai", "anthropic")
@@ -44,8 +45,6 @@ def make_agent(name: str, model: str | None = None, *, script: Path | None = Non
             raise AgentError("the scripted agent needs --script FILE.json")
         return ScriptedAgent(script)
     if name in BUILTIN:
-        from .loop import ModelAgent
-
         if not model:
             raise AgentError(f"the {name} agent needs --model")
         key = f"{name.upper()}_API_KEY"

@@ -43,6 +43,7 @@ class OpenAIConversation:
 
     def __init__(self, model: str, system: str, prompt: str, tools: list[ToolSpec],
                  base_url: str | None = None, max_tokens: int | None = None) -> None:
+        # each provider's SDK is slow to import: only the one the agent uses
         import openai
 
         # Local servers (Ollama, vLLM) take no key, but the SDK insists on one.
@@ -112,6 +113,7 @@ class AnthropicConversation:
 
     def __init__(self, model: str, system: str, prompt: str, tools: list[ToolSpec],
                  base_url: str | None = None, max_tokens: int | None = None) -> None:
+        # each provider's SDK is slow to import: only the one the agent uses
         import anthropic
 
         key = os.environ.get("ANTHROPIC_API_KEY") or ("unused" if base_url else None)

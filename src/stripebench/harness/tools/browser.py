@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ...routing import launch_options as routed
 from .base import ToolResult
 
 CHROMIUM = "/usr/bin/chromium"
@@ -24,10 +25,6 @@ LOG_LIMIT = 300
 def launch_options(sandbox: object = None, emulator_url: str | None = None) -> dict[str, Any]:
     """Playwright launch options inside the routing: Chromium in a bubblewrap sandbox, or
     here with Stripe's host names mapped to a TLS front for the trial's emulator."""
-    try:
-        from ...routing import launch_options as routed
-    except ImportError:  # routing is optional: plain Chromium
-        return {"executable_path": CHROMIUM, "args": list(BASE_ARGS)}
     return routed(sandbox, emulator_url, chromium=CHROMIUM)
 
 
@@ -63,6 +60,7 @@ class BrowserSession:
     def _ensure(self) -> None:
         if self._browser is not None:
             return
+        # optional dependency, slow to import: only a trial that opens the browser
         from playwright.sync_api import sync_playwright
 
         self._pw = sync_playwright().start()

@@ -27,6 +27,7 @@ import anyio.to_thread
 from mcp import types
 from mcp.server.lowlevel import Server
 
+from ...routing.attach import AttachedSandbox
 from ...rundir.transcript import Transcript
 from ..sandbox import SandboxError, bwrap_available, make_sandbox
 from .browser import launch_options
@@ -72,7 +73,6 @@ def _join(info: dict[str, Any] | None) -> Any:
     services); None when there is none to join (then a sandbox of our own)."""
     if not info:
         return None
-    from ...routing.attach import AttachedSandbox
 
     try:
         return AttachedSandbox(info)
@@ -156,6 +156,7 @@ def serve(config: Path | None, workdir: Path, transport: str = "stdio",
     server = build_server(toolbox)
     try:
         if transport == "stdio":
+            # only the chosen transport's server is loaded
             from mcp.server.stdio import stdio_server
 
             async def main() -> None:
@@ -164,6 +165,7 @@ def serve(config: Path | None, workdir: Path, transport: str = "stdio",
 
             anyio.run(main)
         else:
+            # only the chosen transport's server is loaded
             import uvicorn
 
             if not token:

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ...docs.log import search_and_record
 from ...rundir.transcript import Transcript, clip
 from ..sandbox import Sandbox, SandboxError
 from . import files
@@ -194,12 +195,6 @@ class Toolbox:
 
     def search_docs(self, query: str, limit: int) -> ToolResult:
         """Stripe docs search; each query and its hits go into the transcript."""
-        try:
-            from ...docs.log import search_and_record
-        except ImportError:
-            self.transcript.add("docs_search", query=query, results=0, available=False)
-            return ToolResult("Documentation search is not available in this installation.",
-                              is_error=True)
         try:
             text, record = search_and_record(query, max(1, min(limit, 20)), index=Path(
                 self.docs_index) if self.docs_index else None)

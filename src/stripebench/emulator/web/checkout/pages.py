@@ -28,7 +28,7 @@ from ...resources import checkout_sessions as sessions
 from ...resources.checkout_pay import card_needed
 from ...resources.checkout_totals import cart_items
 from ...versions import LATEST
-from .. import Web, page
+from .. import Web, escape, page
 from . import view
 from .countries import BILLING_DEFAULTS, country_name
 from .keys import key_problem
@@ -143,7 +143,6 @@ def _status_page(web: Web, ctx: Ctx, session: dict[str, Any], t: Translator,
 
 
 def _esc(text: Any) -> str:
-    from .. import escape
     return escape(text)
 
 

@@ -11,9 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from ...context import Ctx
-from ...resources.checkout_totals import Totals, customer_now, first_period_factor
+from ...resources.checkout_cart import custom_limits
+from ...resources.checkout_totals import (
+    Totals,
+    coupon_amount_off,
+    customer_now,
+    first_period_factor,
+    line_amount,
+    unit_amount,
+)
 from .countries import country_name
-from .locales import Translator
+from .locales import ZERO_DECIMAL, Translator
 
 FONTS = {"default": "-apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, sans-serif",
          "noto_sans_jp": "'Noto Sans JP', sans-serif", "ubuntu_mono": "'Ubuntu Mono', monospace",
@@ -115,8 +123,6 @@ def summary(t: Translator, ctx: Ctx, session: dict[str, Any], totals: Totals) ->
         texts = _recurring_texts(t, ctx, session, line.price, line.full_amount, currency)
         custom = None
         if line.price.get("custom_unit_amount"):
-            from ...resources.checkout_cart import custom_limits
-            from .locales import ZERO_DECIMAL
             low, high = custom_limits(line.price, currency)
             exponent = 0 if currency in ZERO_DECIMAL else 2
             chosen = line.item.get("custom_amount")
@@ -140,7 +146,6 @@ def summary(t: Translator, ctx: Ctx, session: dict[str, Any], totals: Totals) ->
         if not item.get("optional") or item.get("added"):
             continue
         price = ctx.account.objects.get(item["price"]) or {}
-        from ...resources.checkout_totals import line_amount, unit_amount
         product = _product_view(t, ctx, price)
         amount = line_amount(price, int(item["quantity"]), currency)
         texts = _recurring_texts(t, ctx, session, price, amount, currency)
@@ -156,7 +161,6 @@ def summary(t: Translator, ctx: Ctx, session: dict[str, Any], totals: Totals) ->
             pct = coupon["percent_off"]
             detail = t("discount_off", percent=int(pct) if float(pct).is_integer() else pct)
         else:
-            from ...resources.checkout_totals import coupon_amount_off
             detail = t("amount_off", amount=t.money(coupon_amount_off(coupon, currency),
                                                     currency))
         duration = coupon.get("duration")
