@@ -157,6 +157,33 @@ def test_no_import_cycles() -> None:
     assert _cycles() == []
 
 
+# The billing engine still reaches up into resource modules (charging an invoice makes a
+# PaymentIntent, a subscription's default method goes through setup_intents, ...):
+# resources -> billing is the intended direction. No module cycle results, but the two
+# packages depend on each other; these are the edges left to move down, and none may
+# be added.
+BILLING_TO_RESOURCES = {
+    ("billing.changes", "resources._common"), ("billing.collect", "resources.customers"),
+    ("billing.collect", "resources.payment_intents"), ("billing.creating", "resources._common"),
+    ("billing.creating", "resources.customer_discounts"),
+    ("billing.creating", "resources.payment_methods"),
+    ("billing.creating", "resources.products"), ("billing.creating", "resources.setup_intents"),
+    ("billing.discounts", "resources.discounts"), ("billing.invoicing", "resources.webhooks"),
+    ("billing.items", "resources.products"),
+    ("billing.subscribing", "resources.customer_discounts"),
+    ("billing.taxes", "resources.checkout_breakdown"),
+}
+
+
+def test_billing_gains_no_new_import_of_resources() -> None:
+    emulator = "stripebench.emulator."
+    found = {(i.source.removeprefix(emulator), i.target.removeprefix(emulator))
+             for i in IMPORTS if i.source.startswith(f"{emulator}billing")
+             and i.target.startswith(f"{emulator}resources")}
+    assert found - BILLING_TO_RESOURCES == set()
+    assert BILLING_TO_RESOURCES - found == set(), "an edge is gone: drop it from the list"
+
+
 def _commented(lines: list[str], line: int) -> bool:
     """A `#` comment on the import's line or the line before; a run of imports shares
     the comment above its first one."""

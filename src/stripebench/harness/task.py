@@ -4,7 +4,8 @@ The layout resembles Harbor's (Terminal-Bench 2) but is not a Harbor task: `stri
 export harbor` writes genuine ones (integrations/harbor_export.py). The
 stripebench-specific parts are `[[services]]` (what the environment runs and how to know
 it is up), `[stripe]` (API version and fixtures to seed) and `[[subproblems]]`.
-The full format is documented in docs/tasks.md.
+task.toml is read strictly into `Task` (TaskToml, KEYS): an unknown key fails with its
+name and the file; `[metadata] version` is required. The full format: docs/tasks.md.
 """
 
 from __future__ import annotations
