@@ -6,6 +6,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from ..rundir import has_meta
 from .agents import make_agent
 from .emulator import Emulator
 from .runner import RunPlan, execute
@@ -26,7 +27,7 @@ def check_tasks(tasks: list[Task], out: Path, sandbox: str = "local",
             ok = True
             for agent, wanted in (("oracle", 1.0), ("noop", 0.0)):
                 target = out / agent / task.id
-                if (target / "run.json").is_file():  # an earlier check: prove the task anew
+                if has_meta(target):  # an earlier check: prove the task anew
                     shutil.rmtree(target)
                 plan = RunPlan(out=target, tasks=[task], agent_name=agent, model=None,
                                sandbox=sandbox)
