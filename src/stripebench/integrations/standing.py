@@ -38,6 +38,7 @@ from ..harness.trial import (
     submission_changes,
     write_json_atomic,
 )
+from ..rundir import SCORED
 
 
 class TrialSetupError(RuntimeError):
@@ -147,7 +148,7 @@ def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, An
     except Exception as exc:  # noqa: BLE001 - recorded (harness_error), as run_trial does
         record["reward"] = None
         record["error"] = f"the trial could not be graded: {type(exc).__name__}: {exc}"
-    if record["status"] in ("completed", "turn_limit") and record["reward"] is None:
+    if record["status"] in SCORED and record["reward"] is None:
         record["status"] = "harness_error"
         record["error"] = record.get("error") or "no reward was recorded"
     write_json_atomic(trial.trial_dir / "result.json", record)

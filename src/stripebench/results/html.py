@@ -11,6 +11,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..rundir import counts
 from ..rundir.transcript import read
 from .aggregate import RunSummary
 from .report import interventions, pct, turn_range, unhelpful_queries
@@ -160,7 +161,7 @@ def _run_section(s: RunSummary) -> str:
 
 def _trial(folder: Path, trial: dict[str, Any]) -> str:
     status = escape(str(trial["status"]))
-    cls = "" if trial["status"] in ("completed", "turn_limit") else " class=err"
+    cls = "" if counts(trial) else " class=err"
     subs = "".join(f"<tr><td>{escape(k)}</td><td class=num>{v:.2f}</td></tr>"
                    for k, v in (trial.get("subscores") or {}).items())
     cost = trial.get("cost_usd")
