@@ -3,6 +3,7 @@ every mutant and alternative, each judged."""
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +50,8 @@ def static_proof(task: Task) -> TaskProof:
 
 
 def _noop(task: Task, out: Path, emulator: Emulator, sandbox: str) -> Trials:
+    if out.exists():  # an earlier check: prove anew
+        shutil.rmtree(out)
     plan = RunPlan(out=out, tasks=[task], agent_name="noop", model=None, sandbox=sandbox)
     return Trials("noop", execute(plan, NoopAgent, emulator=emulator))
 

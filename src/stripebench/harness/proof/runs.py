@@ -4,6 +4,7 @@ no model, no extra phase."""
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from collections.abc import Callable
@@ -44,6 +45,15 @@ def weights_of(out: Path, task_id: str, attempt: int = 1) -> dict[str, float]:
         return {}
 
 
+def own_accounts(emulator: Emulator, label: str) -> Emulator:
+    """The same emulator server, but trial account ids of this solution's own: the
+    variants of one task run side by side and would otherwise share (and delete) each
+    other's account, since an account id is derived from the task and attempt."""
+    handle = copy.copy(emulator)
+    handle.account_salt = f"{emulator.account_salt}:{label}"
+    return handle
+
+
 def run_solution(task: Task, solution: Path | None, out: Path, emulator: Emulator,
                  sandbox: str, label: str, attempts: int = 1) -> Trials:
     """`attempts` oracle trials of `solution` (None: the task's reference), kept in
@@ -52,7 +62,8 @@ def run_solution(task: Task, solution: Path | None, out: Path, emulator: Emulato
         shutil.rmtree(out)
     plan = RunPlan(out=out, tasks=[task], agent_name="oracle", model=None,
                    attempts=attempts, sandbox=sandbox, extra={"variant": label})
-    results = execute(plan, lambda: OracleAgent(solution), emulator=emulator)
+    results = execute(plan, lambda: OracleAgent(solution),
+                      emulator=own_accounts(emulator, label))
     return Trials(label, sorted(results, key=lambda r: r["attempt"]))
 
 
