@@ -91,6 +91,18 @@ def test_an_uncovered_sentence_is_caught(shop: Path) -> None:
                                  "'Keep the prices as they are.'"]
 
 
+def test_a_requirement_may_quote_several_passages(shop: Path) -> None:
+    edit(shop / "tests" / "requirements.toml",
+         'text = "Do not change the existing products or coupons."',
+         'text = ["Do not change the existing products", "or coupons."]')
+    assert problems_of(shop) == []
+    edit(shop / "tests" / "requirements.toml", '"or coupons."', '"or prices."')
+    assert problems_of(shop) == [
+        "requirement catalog-untouched: text is not in instruction.md (after stripping "
+        "Markdown): 'or prices.'",
+        "instruction.md words no requirement or context covers: 'or coupons.'"]
+
+
 def test_an_unknown_check_is_caught(shop: Path) -> None:
     edit(shop / "tests" / "requirements.toml", '"app_reports_customer"]',
          '"app_reports_customer", "customer_emailed"]')
