@@ -178,6 +178,18 @@ def test_mutant_verdicts(reward: float, subscores: dict[str, float], ok: bool,
     assert (verdict.ok, verdict.message) == (ok, message)
 
 
+def test_a_grader_may_stop_at_the_gate_a_mutant_breaks() -> None:
+    gate = Variant("mutant", "g", Path("."), "why", requirement="r",
+                   loses=("gate:stack_kept",))
+    checks = ["gate:stack_kept", "a", "b"]
+    assert judge(gate, 0.0, {"gate:stack_kept": 0.0}, checks=checks).ok
+    ran = judge(gate, 0.0, {"gate:stack_kept": 0.0, "a": 0.5}, checks=checks)
+    assert (ran.ok, ran.message) == (False, "0.000: also loses a 0.50")
+    # another mutant's missing checks still count 0
+    assert not judge(MUTANT, 0.5, {"customer_file": 0, "app_reports_customer": 0},
+                     checks=["customer_created", "customer_file", "app_reports_customer"]).ok
+
+
 def test_alternative_and_failed_trial_verdicts() -> None:
     assert judge(ALTERNATIVE, 1.0, {"a": 1.0, "b": 1.0}).ok
     low = judge(ALTERNATIVE, 0.95, {"a": 1.0, "b": 0.9})

@@ -51,8 +51,8 @@ async function main() {
   };
   const insert = db.prepare(`INSERT INTO bookings (id, customer_id, product_id,
     tour_date, guests, currency, amount, amount_paid, source, status, payment_intent,
-    setup_intent, created_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'phone', ?9, NULL, NULL, ?10
-    WHERE NOT EXISTS (SELECT 1 FROM bookings WHERE id = ?1)`);
+    setup_intent, created_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?, 'phone', ?, NULL, NULL, ?
+    WHERE NOT EXISTS (SELECT 1 FROM bookings WHERE id = ?)`);
   const migrate = db.transaction(() => {
     let added = 0;
     for (const row of rows) {
@@ -71,7 +71,7 @@ async function main() {
       if (!status) throw new Error(`${row.ref}: unknown status ${row.status}`);
       added += insert.run(row.ref, customer.id, product, row.tour_date, Number(row.guests),
         currency, minorUnits(row.total, currency), minorUnits(row.paid, currency), status,
-        row.taken_on).changes;
+        row.taken_on, row.ref).changes;
     }
     return added;
   });
