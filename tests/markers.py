@@ -59,6 +59,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "emulator/web/test_checkout_browser_card.py": ("browser",),
     "emulator/web/test_checkout_browser_locales.py": ("browser",),
     "emulator/web/test_checkout_browser_options.py": ("browser",),
+    "emulator/web/test_checkout_browser_quantity.py": ("browser",),
     "emulator/web/test_connect_components.py": ("browser",),
     "emulator/web/test_stripejs_browser.py": ("browser",),
     "emulator/web/test_stripejs_browser_more.py": ("browser",),
