@@ -16,6 +16,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "emulator/core/test_core_pagination_scale.py": (),
     "emulator/core/test_core_persistence.py": (),
     "emulator/core/test_core_request_log.py": (),
+    "emulator/core/test_core_other_accounts.py": (),
     "emulator/core/test_core_restore.py": (),
     "emulator/core/test_core_schema.py": (),
     "emulator/core/test_core_shapes.py": (),
@@ -75,6 +76,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     # the harness, its sandbox and routing, integrations, results
     "harness/test_agents_real_cli.py": ("real_cli", "node", "slow"),
     "harness/test_harness.py": (),
+    "harness/test_harness_emulator_salt.py": (),
     "harness/test_harness_browser.py": ("browser",),
     "harness/test_harness_external.py": (),
     "harness/test_harness_models.py": (),
