@@ -98,17 +98,11 @@ def _line_items(ctx: Ctx, t: Any, session: dict[str, Any]) -> list[dict[str, Any
                           "isProrated": False,
                           "usageType": recurring.get("usage_type") or "licensed"}
             if recurring else None,
-            "adjustableQuantity": _adjustable(session, line["id"])})
+            "adjustableQuantity": {"maximum": (line["adjustable_quantity"] or {}).get(
+                "maximum") or 99, "minimum": (line["adjustable_quantity"] or {}).get(
+                "minimum") or 0} if (line.get("adjustable_quantity") or {}).get("enabled")
+            else None})
     return out
-
-
-def _adjustable(session: dict[str, Any], line_id: str) -> dict[str, int] | None:
-    """A line's quantity range as Stripe.js reports it (the only item left floors at 1)."""
-    item = next((i for i in session.get("_items", []) if i["id"] == line_id), None)
-    if item is None or not (item.get("adjustable_quantity") or {}).get("enabled"):
-        return None
-    low, high = cart.quantity_limits(session, item)
-    return {"maximum": high, "minimum": low}
 
 
 def _discounts(ctx: Ctx, t: Any, session: dict[str, Any]) -> list[dict[str, Any]]:

@@ -72,7 +72,11 @@ def _quantity_view(session: dict[str, Any], item: dict[str, Any]) -> dict[str, A
     if not (item.get("adjustable_quantity") or {}).get("enabled"):
         return None
     low, high = quantity_limits(session, item)  # the only item left cannot go to 0
-    return {"min": low, "max": high}
+    adjustable = item["adjustable_quantity"]
+    # The stepper and input enforce `min`; the range text shows what the session set.
+    return {"min": low, "max": high,
+            "range_min": adjustable.get("minimum") if adjustable.get("minimum") is not None
+            else 0}
 
 
 def _recurring_texts(t: Translator, ctx: Ctx, session: dict[str, Any],
