@@ -28,6 +28,10 @@ def emulator_serve(
                                              help="Require this token on /_emulator/ calls."),
     https: bool = typer.Option(False, "--https", help="Also serve HTTPS with the local CA."),
     https_port: int = typer.Option(12443, help="Port for --https."),
+    salt: str = typer.Option("", envvar="STRIPEBENCH_EMULATOR_SALT", show_default=False,
+                             help="Secret mixed into the ids of accounts created without "
+                                  "a salt of their own, so nobody can compute them from "
+                                  "the seed (same seed + salt = same ids)."),
 ) -> None:
     """Serve the Stripe API, Stripe.js and hosted pages over HTTP (and HTTPS)."""
 
@@ -37,7 +41,8 @@ def emulator_serve(
 
     origin = f"http://{host}:{port}"
     try:
-        emulator = build(seed=seed, data=data, control_token=control_token, local_origin=origin)
+        emulator = build(seed=seed, data=data, control_token=control_token, local_origin=origin,
+                         salt=salt)
     except (OSError, sqlite3.Error, StripeError) as exc:  # a full or read-only data folder
         reason = exc.message if isinstance(exc, StripeError) else str(exc)
         typer.echo(f"stripebench emulator: cannot keep state in {data}: {reason}", err=True)

@@ -20,6 +20,7 @@ class Account:
     ids: IdGenerator
     clock: Clock
     parent: str | None = None
+    salt: str = ""  # secret: seeds the ids (ids.py); never shown through the API
     settings: dict[str, Any] = field(default_factory=dict)
     objects: dict[str, dict[str, Any]] = field(default_factory=dict)
     order: dict[str, list[str]] = field(default_factory=dict)  # type -> ids, oldest first
@@ -34,7 +35,7 @@ class Account:
         return {"id": self.id, "secret_key": self.secret_key,
                 "publishable_key": self.publishable_key, "api_version": self.api_version,
                 "seed": self.ids.seed, "counter": self.ids.counter, "time": self.clock.time,
-                "parent": self.parent, "settings": self.settings}
+                "parent": self.parent, "settings": self.settings, "salt": self.salt}
 
     def iter_type(self, object_type: str, newest_first: bool = True) -> TypeWalk:
         """The live objects of one type, newest first; list pages seek in it by cursor."""
@@ -70,7 +71,7 @@ def account_from_snapshot(data: dict[str, Any]) -> Steps[Account]:
     account = Account(id=meta["id"], secret_key=meta["secret_key"],
                       publishable_key=meta["publishable_key"], api_version=meta["api_version"],
                       ids=ids, clock=Clock(meta["time"]), parent=meta.get("parent"),
-                      settings=meta.get("settings", {}))
+                      salt=meta.get("salt") or "", settings=meta.get("settings", {}))
     objects, seq = account.objects, account.seq
     for count, obj in enumerate(data["objects"], 1):
         objects[obj["id"]] = obj

@@ -82,6 +82,8 @@ def check_snapshot(snapshot: Any) -> None:
         raise bad("account.time or account.counter is out of range")
     if not isinstance(meta.get("settings", {}), dict):
         raise bad("account.settings must be an object")
+    if not isinstance(meta.get("salt", ""), str):
+        raise bad("account.salt must be a str")
     objects = snapshot.get("objects")
     if not isinstance(objects, list) or not all(
             isinstance(o, dict) and isinstance(o.get("id"), str)
@@ -179,8 +181,12 @@ def _route(store: Store, method: str, path: str, body: dict[str, Any],
         if account_id in store.accounts:
             raise InvalidRequest(f"Account {account_id} already exists", param="id")
         time = _int(body, "time", 0, MAX_TIME) if body.get("time") else None
+        salt = body.get("salt")  # the harness's per-trial secret; else the server's
+        if salt is not None and (not isinstance(salt, str) or len(salt) > 200):
+            raise InvalidRequest("Invalid salt: expected a string of up to 200 characters",
+                                 param="salt")
         account = store.create_account(api_version=version, account_id=account_id,
-                                       settings=settings)
+                                       settings=settings, salt=salt or None)
         if time is not None:
             account.clock.time = time
         return Response.json(account_info(account))

@@ -1,9 +1,14 @@
 """Seeded, deterministic object ids and secrets.
 
-Each account owns a generator derived from the server seed and the account id, so one
-account's ids do not depend on the traffic of another: same seed + same requests on an
-account = the same ids. API keys are the one exception (`random_key`): anyone who knows
-the seed and an account id could compute seeded ones, and with them use the account.
+Each account owns a generator derived from the server seed, the account's secret salt
+and its id, so one account's ids do not depend on the traffic of another: same seed +
+same salt + same requests on an account = the same ids. The salt is what makes them
+unguessable: the seed (0 by default) and account ids are no secrets, and ids such as a
+Checkout Session's are capabilities (its page pays it). An account's salt comes from the
+harness (per trial) or from the server's salt (`--salt`); a connected account's from its
+platform's. It is kept in the account's stored meta (so it survives restarts, snapshots
+and restores) and never shown through the API. API keys are random (`random_key`):
+never part of replayed object state.
 """
 
 from __future__ import annotations
@@ -54,6 +59,19 @@ class IdGenerator:
 
     def secret(self, object_id: str) -> str:
         return f"{object_id}_secret_{self.token(25)}"
+
+
+def derive_salt(secret: str, account_id: str) -> str:
+    """The salt of account `account_id` under a secret (a server's or a platform's salt);
+    "" (unsalted: ids follow from the seed alone) when there is no secret."""
+    if not secret:
+        return ""
+    return hashlib.sha256(f"salt:{secret}:{account_id}".encode()).hexdigest()[:32]
+
+
+def account_generator(seed: int, salt: str, account_id: str) -> IdGenerator:
+    """An account's id generator; an unsalted one keeps the seed-only form of old data."""
+    return IdGenerator(f"{seed}:{salt}:{account_id}" if salt else f"{seed}:{account_id}")
 
 
 def random_key(prefix: str) -> str:

@@ -16,8 +16,9 @@ from .versions import LATEST
 
 def build(seed: int = 0, data: Path | None = None, start_time: int = DEFAULT_START,
           api_version: str = LATEST, control_token: str | None = None,
-          local_origin: str = "http://127.0.0.1:12111") -> EmulatorApp:
-    store = Store(seed=seed, start_time=start_time, data_dir=data, default_version=api_version)
+          local_origin: str = "http://127.0.0.1:12111", salt: str = "") -> EmulatorApp:
+    store = Store(seed=seed, start_time=start_time, data_dir=data, default_version=api_version,
+                  salt=salt)
     if not store.accounts:
         store.create_account()
         store.flush()  # stored now: a data folder that takes no writes fails here, at start

@@ -27,7 +27,7 @@ import orjson
 from .account import Account, account_from_snapshot
 from .clock import DEFAULT_START, Clock
 from .errors import APIError, InvalidRequest, StripeError
-from .ids import IdGenerator, random_key
+from .ids import IdGenerator, account_generator, derive_salt, random_key
 from .slices import run_now
 
 REQUEST_LOG_LIMIT = 5000
@@ -48,14 +48,18 @@ class _Encoded:
 
 class Store:
     def __init__(self, seed: int = 0, start_time: int = DEFAULT_START,
-                 data_dir: Path | None = None, default_version: str = "") -> None:
+                 data_dir: Path | None = None, default_version: str = "",
+                 salt: str = "") -> None:
         self.seed = seed
+        # The server's secret: accounts created without a salt of their own derive theirs
+        # from it ("" keeps ids computable from the seed, for a standalone emulator).
+        self.salt = salt
         self.start_time = start_time
         self.default_version = default_version
         self.accounts: dict[str, Account] = {}
         self.keys: dict[str, tuple[Account, str]] = {}
         self.owner: dict[str, str] = {}  # object id -> account id
-        self.account_ids = IdGenerator(f"{seed}:accounts")
+        self.account_ids = self._account_sequence()
         self.dirty: set[tuple[str, str]] = set()
         self.dirty_accounts: set[str] = set()
         self.dirty_keys: set[tuple[str, str]] = set()
@@ -76,11 +80,26 @@ class Store:
 
     # ----------------------------------------------------------------- accounts
 
+    def _account_sequence(self) -> IdGenerator:
+        """Ids of accounts created without one (salted like the accounts themselves)."""
+        return IdGenerator(f"{self.seed}:{self.salt}:accounts" if self.salt
+                           else f"{self.seed}:accounts")
+
     def create_account(self, *, api_version: str | None = None, parent: str | None = None,
-                       account_id: str | None = None,
-                       settings: dict[str, Any] | None = None) -> Account:
-        acct_id = account_id or self.account_ids.new("acct")
-        ids = IdGenerator(f"{self.seed}:{acct_id}")
+                       account_id: str | None = None, settings: dict[str, Any] | None = None,
+                       salt: str | None = None) -> Account:
+        """A new account. A connected account (`parent`) takes its id from its platform's
+        salted generator and its salt from the platform's: nobody can compute either
+        from the seed, however many accounts the server holds."""
+        platform = self.accounts[parent] if parent else None
+        if platform is not None:
+            acct_id = account_id or platform.ids.new("acct")
+            self.touch(platform)  # the platform's id counter moved
+            salt = derive_salt(platform.salt, acct_id) if salt is None else salt
+        else:
+            acct_id = account_id or self.account_ids.new("acct")
+            salt = derive_salt(self.salt, acct_id) if salt is None else salt
+        ids = account_generator(self.seed, salt, acct_id)
         ids.counter += 2  # where seeded keys once were: the account's object ids stay put
         account = Account(
             id=acct_id,
@@ -90,6 +109,7 @@ class Store:
             ids=ids,
             clock=Clock(self.start_time),
             parent=parent,
+            salt=salt,
             settings=settings or {},
         )
         self._register(account)
@@ -132,7 +152,7 @@ class Store:
         self.committed.clear()
         self.committed_meta.clear()
         self.committed_account_counter = 0
-        self.account_ids = IdGenerator(f"{self.seed}:accounts")
+        self.account_ids = self._account_sequence()
         self._clear_dirty()
 
     # ----------------------------------------------------------------- objects
@@ -209,7 +229,7 @@ class Store:
         if replace_all:
             self.accounts.clear()
             self.keys.clear()
-            self.account_ids = IdGenerator(f"{self.seed}:accounts")
+            self.account_ids = self._account_sequence()
         for account in accounts:
             old = self.accounts.pop(account.id, None)
             if old is not None:

@@ -11,6 +11,7 @@ trial can tell that the emulator died under it.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import secrets
 import socket
@@ -58,6 +59,33 @@ def trial_account_id(*parts: object) -> str:
     return f"acct_1{digest}"
 
 
+SALT_FILE = "account_salt"
+
+
+def stored_salt(folder: Path) -> str:
+    """The run's salt kept in `folder` (created, owner-only, on first use): a resumed run
+    gets the same trial account ids and id salts, so a redone trial replays its ids."""
+    path = folder / SALT_FILE
+    try:
+        value = path.read_text().strip()
+        if value:
+            return value
+    except FileNotFoundError:
+        pass
+    folder.mkdir(parents=True, exist_ok=True)
+    value = secrets.token_hex(16)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(value)
+    return value
+
+
+def keyed(salt: str, *parts: object) -> str:
+    """A secret derived from the run's salt for these parts (never shown to a trial)."""
+    return hmac.new(salt.encode(), ":".join(map(str, parts)).encode(),
+                    hashlib.sha256).hexdigest()[:32]
+
+
 @dataclass
 class Account:
     id: str
@@ -73,9 +101,11 @@ class Emulator:
                  account_salt: str | None = None) -> None:
         self.base = base.rstrip("/")
         self.control_token = control_token
-        # Mixed into trial account ids, which seed every object id in the account: a
-        # trial knows its task and attempt, but not this, so it cannot compute another
-        # trial's account, ids or the pages they serve.
+        # Mixed into trial account ids and, as each account's id salt, into every object
+        # id of the account and of its connected accounts: a trial knows its task and
+        # attempt (and may learn account ids), but not this, so it cannot compute
+        # another trial's account, ids or the pages they serve. Kept in the data folder
+        # by `start`, so `--resume` keeps it.
         self.account_salt = account_salt or secrets.token_hex(16)
         self.process: subprocess.Popen[bytes] | None = None
         self.generation = 0  # restarts so far
@@ -102,6 +132,7 @@ class Emulator:
             emulator._tmp = tempfile.TemporaryDirectory(prefix="stripebench-emulator-")
             data = Path(emulator._tmp.name)
         data.mkdir(parents=True, exist_ok=True)
+        emulator.account_salt = stored_salt(data)
         emulator.data, emulator._seed = data, seed
         emulator._spawn()
         return emulator
@@ -117,7 +148,9 @@ class Emulator:
                  str(self.data / "state")],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 preexec_fn=_die_with_parent if self._die_with_parent else None,
-                env={**os.environ, "STRIPEBENCH_CONTROL_TOKEN": self.control_token or ""})
+                env={**os.environ, "STRIPEBENCH_CONTROL_TOKEN": self.control_token or "",
+                     # accounts made without a salt (a task's set-up) still get one
+                     "STRIPEBENCH_EMULATOR_SALT": keyed(self.account_salt, "server")})
         finally:
             log.close()
         deadline = time.monotonic() + STARTUP_SECONDS
@@ -181,7 +214,9 @@ class Emulator:
         return trial_account_id(self.account_salt, task_id, attempt)
 
     def create_account(self, account_id: str, api_version: str | None = None) -> Account:
-        body: dict[str, Any] = {"id": account_id}
+        # The account's id salt: the same for a redone trial, unknown to every trial.
+        body: dict[str, Any] = {"id": account_id,
+                                "salt": keyed(self.account_salt, "ids", account_id)}
         if api_version:
             body["api_version"] = api_version
         existing = self.http.get(f"/_emulator/accounts/{account_id}")

@@ -15,8 +15,9 @@ as one archive in Ray's object store, so a node needs the project installed (wit
 bubblewrap and Chromium), not the tasks.
 
 A worker that dies (kill -9, out of memory, a lost node) loses only its trial: Ray runs
-the task again elsewhere (`ray_retries()` times). Account ids derive from a salt the driver
-picks, so a trial redone on another worker gets the same account and object ids.
+the task again elsewhere (`ray_retries()` times). Account ids and their id salts derive
+from a salt the driver keeps in the run folder, so a trial redone on another worker, or
+after `--resume`, gets the same account and object ids.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ import hashlib
 import io
 import logging
 import os
-import secrets
 import shutil
 import socket
 import tarfile
@@ -40,7 +40,7 @@ from typing import Any
 
 from ..rundir import new_record, trial_dir, write_result
 from .agents import Agent
-from .emulator import Emulator, EmulatorDown
+from .emulator import Emulator, EmulatorDown, stored_salt
 from .interventions import COPIES, Interventions, docs_index
 from .runner import MAX_EMULATOR_RESTARTS, RunError, RunPlan, pending, prepare
 from .task import Task, load_task
@@ -353,7 +353,7 @@ def execute_ray(plan: RunPlan, make_agent: Callable[[], Agent],
         inputs = bundle_inputs(plan)
         digest = hashlib.sha256(inputs).hexdigest()
         inputs_ref = ray.put(inputs)
-        salt = secrets.token_hex(16)
+        salt = stored_salt(plan.out / "emulator")  # the same after --resume
         remote = ray.remote(run_on_worker)
         retries = ray_retries()
         queue = list(todo)

@@ -15,7 +15,8 @@ from .env import Keys, fallback_env
 
 # Host variables a routed command must not inherit: the sandbox sets its own.
 NOT_INHERITED = {"HOME", "TMPDIR", "PWD", "OLDPWD", "PATH", "SHLVL", "_",
-                 "SSL_CERT_DIR", "PYTHONHOME", "VIRTUAL_ENV", "STRIPEBENCH_CONTROL_TOKEN"}
+                 "SSL_CERT_DIR", "PYTHONHOME", "VIRTUAL_ENV", "STRIPEBENCH_CONTROL_TOKEN",
+                 "STRIPEBENCH_EMULATOR_SALT"}
 
 
 class ExecError(RuntimeError):

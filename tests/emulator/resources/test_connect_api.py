@@ -155,6 +155,39 @@ def test_account_session_feature_defaults(client: stripe.StripeClient) -> None:
             "payments": {"enabled": False}}})
 
 
+def test_account_session_features_belong_to_each_component(
+        client: stripe.StripeClient) -> None:
+    """Each component carries its own features (wall 9 of issue 25): turning refunds off
+    for Payments leaves Payment details and Disputes list at Stripe's defaults, a second
+    session starts from the defaults again, and a feature a component does not have is
+    refused rather than pooled. https://docs.stripe.com/api/account_sessions/create"""
+    acct = custom_account(client)
+    session = client.v1.account_sessions.create(params={
+        "account": acct.id, "components": {
+            "payments": {"enabled": True, "features": {"refund_management": False}},
+            "payment_details": {"enabled": True, "features": {"dispute_management": False}},
+            "disputes_list": {"enabled": True},
+            "payouts": {"enabled": True, "features": {"instant_payouts": False}}}})
+    comps = session.components
+    assert comps.payments.features.refund_management is False
+    assert comps.payments.features.dispute_management is True
+    assert comps.payment_details.features.refund_management is True
+    assert comps.payment_details.features.dispute_management is False
+    assert comps.disputes_list.features.refund_management is True
+    assert comps.disputes_list.features.dispute_management is True
+    assert comps.payouts.features.instant_payouts is False
+    assert comps.balances.features.instant_payouts is True
+    assert "refund_management" not in comps.payouts.features.to_dict()
+    again = client.v1.account_sessions.create(params={
+        "account": acct.id, "components": {"payments": {"enabled": True}}})
+    assert again.components.payments.features.refund_management is True
+    assert again.components.payouts.features.instant_payouts is True
+    with pytest.raises(stripe.InvalidRequestError) as err:
+        client.v1.account_sessions.create(params={"account": acct.id, "components": {
+            "payouts": {"enabled": True, "features": {"refund_management": True}}}})
+    assert "refund_management" in str(err.value.param or err.value.user_message)
+
+
 def test_account_links_and_login_links(client: stripe.StripeClient,
                                        emulator: RunningEmulator) -> None:
     express = client.v1.accounts.create(params={

@@ -114,7 +114,7 @@ def test_refund_control_absent_when_the_session_disables_it(page: Any, platform_
     token = page.frame_locator("iframe").locator("body").evaluate(
         "() => JSON.parse(decodeURIComponent(location.hash.slice(1))).token")
     refused = httpx.post(f"{emulator.base}/connect-js.stripe.com/v1.0/api/{token}/payments/"
-                         f"{made['paid']}/refund", json={})
+                         f"{made['paid']}/refund?component=payments", json={})
     assert refused.status_code == 403 and "refund_management" in refused.text
 
 
@@ -128,7 +128,9 @@ def test_client_secret_is_single_use(client: stripe.StripeClient, emulator: Any)
     assert second.status_code == 401
     token = first.json()["token"]
     assert httpx.get(f"{emulator.base}/connect-js.stripe.com/v1.0/api/{token}/payouts"
-                     ).status_code == 403  # payouts were not enabled in this session
+                     "?component=payments").status_code == 403  # payments cannot read payouts
+    assert httpx.get(f"{emulator.base}/connect-js.stripe.com/v1.0/api/{token}/payouts"
+                     "?component=payouts").status_code == 403  # payouts were not enabled
 
 
 def test_onboarding_component_completes_requirements(page: Any, platform_page: Merchant,
@@ -165,3 +167,73 @@ def test_account_link_onboarding_page(page: Any, client: stripe.StripeClient,
     assert done.details_submitted and done.business_profile.url == "https://groomer.example"
     with page.expect_request(f"{platform_page.base}/reauth"):
         page.goto(link.url)  # a used link sends the user to refresh_url
+
+
+def test_features_do_not_bleed_between_components(page: Any, platform_page: Merchant,
+                                                  client: stripe.StripeClient,
+                                                  account: dict[str, str],
+                                                  emulator: Any) -> None:
+    """Wall 9 of issue 25: each component has its own features. With refund management
+    off for Payments and on (Stripe's default) for Payment details, the Payments drawer
+    offers no refund and its API refuses one; Payment details may refund.
+    https://docs.stripe.com/api/account_sessions/create
+    (components.payments.features.refund_management and
+    components.payment_details.features.refund_management are separate parameters)."""
+    acct, made = seeded_account(client)
+    components = {"payments": {"enabled": True, "features": {"refund_management": False}},
+                  "payment_details": {"enabled": True}}
+    frame = open_page(page, platform_page, account["publishable_key"],
+                      session_secret(client, acct, **components))
+    frame.get_by_role("button", name="View details of $42.00 payment").click()
+    drawer = frame.get_by_role("dialog", name="Payment details")
+    drawer.wait_for()
+    drawer.get_by_text("Payment method").wait_for()
+    assert drawer.get_by_role("button", name="Refund payment").count() == 0
+    token = page.frame_locator("iframe").locator("body").evaluate(
+        "() => JSON.parse(decodeURIComponent(location.hash.slice(1))).token")
+    api = f"{emulator.base}/connect-js.stripe.com/v1.0/api/{token}"
+    refund = f"{api}/payments/{made['paid']}/refund"
+    refused = httpx.post(f"{refund}?component=payments", json={})
+    assert refused.status_code == 403 and "refund_management" in refused.text
+    assert httpx.post(refund, json={}).status_code == 400  # a request names its component
+    session = httpx.get(f"{api}/session?component=payments").json()
+    assert session["features"]["refund_management"] is False
+    assert session["components"]["payment_details"]["features"]["refund_management"] is True
+    assert client.v1.charges.retrieve(made["paid"], options={"stripe_account": acct}
+                                      ).refunded is False
+    # The same session's Payment details component has refund management: it refunds.
+    details = page.context.new_page()
+    try:
+        frame = open_page(details, platform_page, account["publishable_key"],
+                          session_secret(client, acct, **components),
+                          component="details", payment=made["paid"])
+        frame.get_by_role("button", name="Refund payment").click()
+        frame.get_by_role("status").get_by_text("Refund created").wait_for()
+    finally:
+        details.close()
+    assert client.v1.charges.retrieve(made["paid"], options={"stripe_account": acct}
+                                      ).refunded is True
+
+
+def test_a_component_acts_only_within_its_own_kind(client: stripe.StripeClient,
+                                                   emulator: Any) -> None:
+    """A component cannot borrow another component's features or data: Payouts (with
+    its payout features) cannot refund, Payments cannot pay out, Notification banner
+    cannot read payments. https://docs.stripe.com/api/account_sessions/create"""
+    acct, made = seeded_account(client)
+    secret = session_secret(client, acct, payments={"enabled": True,
+                                                    "features": {"refund_management": False}},
+                            payouts={"enabled": True}, notification_banner={"enabled": True})
+    base = f"{emulator.base}/connect-js.stripe.com/v1.0/api"
+    token = httpx.post(f"{base}/claim", json={"client_secret": secret}).json()["token"]
+    refund = f"{base}/{token}/payments/{made['paid']}/refund"
+    for component in ("payments", "payouts", "notification_banner", "payment_details"):
+        assert httpx.post(f"{refund}?component={component}", json={}).status_code == 403
+    payout = httpx.post(f"{base}/{token}/balance/payout?component=payments",
+                        json={"amount": 100, "currency": "usd"})
+    assert payout.status_code == 403 and "standard_payouts" in payout.text
+    assert httpx.get(f"{base}/{token}/payments?component=notification_banner"
+                     ).status_code == 403
+    assert httpx.get(f"{base}/{token}/payments?component=payments").status_code == 200
+    assert client.v1.charges.retrieve(made["paid"], options={"stripe_account": acct}
+                                      ).refunded is False

@@ -482,7 +482,10 @@ def create_login_link(ctx: Ctx, params: dict[str, Any], account: str) -> dict[st
     if obj["controller"]["stripe_dashboard"]["type"] != "express":
         raise InvalidRequest("Cannot create a login link for an account that does not have "
                              "access to the Express Dashboard.", param="account")
-    token = ctx.account.ids.token(24)
+    # Single use, as Stripe's login links are: the Express Dashboard page spends it.
+    token = ctx.new_id("lltok")
+    ctx.store.put(ctx.account, {"id": token, "object": "_login_link", "account": account,
+                                "created": ctx.now(), "_used": False})
     return {"object": "login_link", "created": ctx.now(),
             "url": ctx.url("connect.stripe.com", f"/express/acct_login/{account}/{token}")}
 

@@ -1,6 +1,7 @@
 """Cart changes a customer makes on the Checkout page before paying.
 
-Adjusting a quantity (within the item's limits), adding or removing an optional item,
+Adjusting a quantity (within the item's limits; the only item left in the cart cannot go
+down to 0, as Stripe's adjustable quantities say), adding or removing an optional item,
 entering a promotion code (validated as Stripe does: active, unexpired, redemptions
 left, customer, first-time and minimum-amount restrictions, coupon product limits)
 and choosing a shipping option all update the session, as they do on Stripe.
@@ -32,6 +33,26 @@ def _item(session: dict[str, Any], item_id: str) -> dict[str, Any]:
     raise CartError("form", "err_required")
 
 
+def others_in_cart(session: dict[str, Any], item: dict[str, Any]) -> bool:
+    """Whether the cart holds an item besides this one (at a quantity above 0)."""
+    return any(other is not item and int(other.get("quantity") or 0) > 0
+               for other in cart_items(session))
+
+
+def quantity_limits(session: dict[str, Any], item: dict[str, Any]) -> tuple[int, int]:
+    """(lowest, highest) quantity the customer may choose for an adjustable item now.
+
+    Stripe: "If there is only one item in the cart then that item's quantity cannot go
+    down to 0" (line_items.adjustable_quantity.minimum), so the only item left floors at 1.
+    """
+    adjustable = item.get("adjustable_quantity") or {}
+    low = int(adjustable["minimum"]) if adjustable.get("minimum") is not None else 0
+    high = int(adjustable["maximum"]) if adjustable.get("maximum") is not None else 99
+    if not others_in_cart(session, item):
+        low = max(low, 1)
+    return low, max(low, high)
+
+
 def set_quantity(session: dict[str, Any], item_id: str, quantity: Any) -> None:
     item = _item(session, item_id)
     adjustable = item.get("adjustable_quantity") or {}
@@ -39,14 +60,14 @@ def set_quantity(session: dict[str, Any], item_id: str, quantity: Any) -> None:
         raise CartError("form", "err_required")
     try:
         wanted = int(quantity)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return
-    low = int(adjustable["minimum"]) if adjustable.get("minimum") is not None else 0
-    high = int(adjustable["maximum"]) if adjustable.get("maximum") is not None else 99
-    item["quantity"] = max(low, min(high, wanted))
-    if item.get("optional") and item["quantity"] == 0:
-        item["added"] = False
+    low, high = quantity_limits(session, item)
+    if item.get("optional") and wanted <= 0 and others_in_cart(session, item):
+        item["added"] = False  # an optional item at 0 leaves the cart
         item["quantity"] = max(1, low)
+        return
+    item["quantity"] = max(low, min(high, wanted))
 
 
 def custom_limits(price: dict[str, Any], currency: str | None) -> tuple[int, int | None]:
@@ -81,7 +102,16 @@ def set_optional(session: dict[str, Any], item_id: str, added: bool) -> None:
     item = _item(session, item_id)
     if not item.get("optional"):
         raise CartError("form", "err_required")
+    if not added and item.get("added") and not others_in_cart(session, item):
+        return  # the only item left stays: a cart is never emptied
     item["added"] = added
+
+
+def nothing_bought(session: dict[str, Any]) -> bool:
+    """A payment or subscription session whose cart holds no item at a quantity above 0:
+    Stripe's page never lets a cart get there, so completing one is refused."""
+    return session.get("mode") != "setup" and bool(session.get("_items")) and not any(
+        int(i.get("quantity") or 0) > 0 for i in cart_items(session))
 
 
 def choose_shipping(session: dict[str, Any], rate_id: str) -> None:

@@ -19,6 +19,7 @@ from ..cards import luhn_ok
 from ..context import Ctx
 from ..errors import CardError, StripeError
 from . import checkout_sessions as sessions
+from .checkout_cart import nothing_bought
 from .checkout_pay import (
     Outcome,
     after_intent,
@@ -222,6 +223,9 @@ def submit(ctx: Ctx, t: Any, session: dict[str, Any], form: dict[str, Any]) -> O
 def pay_now(ctx: Ctx, session: dict[str, Any], form: dict[str, Any], due: int) -> Outcome:
     """Record the checked details and pay through the mode's engine (hosted page and
     Elements with Checkout Sessions alike); declines come back as inline errors."""
+    if nothing_bought(session):  # never trust the page: a cart at quantity 0 is not paid
+        return Outcome(errors={"form": "Your cart is empty: the only item's quantity cannot "
+                                       "be 0."})
     record_details(ctx, session, form)
     if (session.get("automatic_tax") or {}).get("enabled"):
         session["automatic_tax"]["status"] = "complete"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...context import Ctx
-from ...resources.checkout_cart import custom_limits
+from ...resources.checkout_cart import custom_limits, quantity_limits
 from ...resources.checkout_totals import (
     Totals,
     coupon_amount_off,
@@ -75,12 +75,15 @@ def _product_view(t: Translator, ctx: Ctx, price: dict[str, Any]) -> dict[str, A
             "unit_label": product.get("unit_label")}
 
 
-def _quantity_view(item: dict[str, Any]) -> dict[str, Any] | None:
-    adjustable = item.get("adjustable_quantity") or {}
-    if not adjustable.get("enabled"):
+def _quantity_view(session: dict[str, Any], item: dict[str, Any]) -> dict[str, Any] | None:
+    if not (item.get("adjustable_quantity") or {}).get("enabled"):
         return None
-    return {"min": adjustable.get("minimum") if adjustable.get("minimum") is not None else 0,
-            "max": adjustable.get("maximum") if adjustable.get("maximum") is not None else 99}
+    low, high = quantity_limits(session, item)  # the only item left cannot go to 0
+    adjustable = item["adjustable_quantity"]
+    # The stepper and input enforce `min`; the range text shows what the session set.
+    return {"min": low, "max": high,
+            "range_min": adjustable.get("minimum") if adjustable.get("minimum") is not None
+            else 0}
 
 
 def _recurring_texts(t: Translator, ctx: Ctx, session: dict[str, Any],
@@ -133,7 +136,7 @@ def summary(t: Translator, ctx: Ctx, session: dict[str, Any], totals: Totals) ->
                           str(chosen) if exponent == 0 else f"{chosen / 100:.2f}")}
         lines.append({
             "id": line.item["id"], **product, "quantity": line.quantity, "custom": custom,
-            "adjustable": _quantity_view(line.item), "optional": line.item.get("optional"),
+            "adjustable": _quantity_view(session, line.item), "optional": line.item.get("optional"),
             "unit_text": t("each", amount=t.money(line.unit_amount, currency)),
             "full_text": t.money(line.full_amount, currency),
             "amount_text": t.money(line.amount_subtotal, currency),
@@ -150,7 +153,7 @@ def summary(t: Translator, ctx: Ctx, session: dict[str, Any], totals: Totals) ->
         amount = line_amount(price, int(item["quantity"]), currency)
         texts = _recurring_texts(t, ctx, session, price, amount, currency)
         optional.append({"id": item["id"], **product, "quantity": item["quantity"],
-                         "adjustable": _quantity_view(item),
+                         "adjustable": _quantity_view(session, item),
                          "price_text": t.money(unit_amount(price, currency), currency),
                          **texts})
     discounts = []

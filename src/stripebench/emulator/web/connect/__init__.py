@@ -6,8 +6,8 @@
 - `/v1.0/api/claim`: connect.js trades an account session's client secret, once, for a
   component token; every iframe of that instance uses the token.
 - `/v1.0/component/<name>`: one iframe per component, drawing the connected account's
-  real objects (component.js) through `/v1.0/api/<token>/...`, which enforces the
-  session's components and features on every read and action.
+  real objects (component.js) through `/v1.0/api/<token>/...?component=<name>`, which
+  enforces that component's enablement and its own features on every read and action.
 """
 
 from __future__ import annotations
@@ -91,7 +91,8 @@ def read(web: Web, token: str, path: str) -> Response:
 
 @page(HOST, "POST", "/v1.0/api/{token}/{path*}")
 def act(web: Web, token: str, path: str) -> Response:
-    return _answer(data.act(web, token, path, _body(web)))
+    return _answer(data.act(web, token, path, _body(web),
+                            web.request.query_params().get("component")))
 
 
 from . import onboarding  # noqa: E402,F401 - registers connect.stripe.com's pages

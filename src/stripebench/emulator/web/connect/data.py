@@ -1,8 +1,11 @@
 """What the embedded components read and do, checked against the account session.
 
-The token names one claimed account session; every read needs the component enabled,
-every action its feature (refund_management, dispute_management, capture_payments,
-standard/instant payouts). Actions go through the same resource code as the API, acting
+The token names one claimed account session; every request names the component making
+it (`component=payments`). A read needs that component enabled and able to show that
+kind of data; an action needs that component's own feature (refund_management,
+dispute_management, capture_payments, standard/instant payouts): as in Stripe's account
+sessions, each component has its own features, so one component's `refund_management`
+never lets another refund. Actions go through the same resource code as the API, acting
 on the connected account, so events, balances and objects are exactly as an API call
 would leave them.
 """
@@ -20,7 +23,7 @@ from .. import Web
 from .._pages import committed, money, page_ctx
 
 Result = tuple[int, Any]
-# Which component (any one enabled) may read each kind of data.
+# Which components may read each kind of data (the one asking must be enabled).
 READERS = {
     "payments": ("payments", "payment_details", "disputes_list", "payment_disputes"),
     "disputes": ("payments", "disputes_list", "payment_disputes"),
@@ -90,20 +93,28 @@ def _open(web: Web, token: str) -> tuple[Ctx, Ctx, dict[str, Any]]:
     return page_ctx(web, platform), page_ctx(web, connected), record
 
 
-def _enabled(record: dict[str, Any], kind: str) -> bool:
-    return any(record["components"][name]["enabled"] for name in READERS[kind])
+def _component(record: dict[str, Any], name: str | None) -> dict[str, Any]:
+    """The asking component's entry in the session: it must be named and enabled."""
+    if not name:
+        raise Denied(400, "Name the component making this request (`component`).")
+    entry = record["components"].get(name)
+    if not isinstance(entry, dict) or not entry.get("enabled"):
+        raise Denied(403, f"The {name} component is not enabled in this account session.")
+    return entry
 
 
-def _feature(record: dict[str, Any], feature: str) -> bool:
-    """A feature is on when any enabled payment/payout component grants it."""
-    return any(entry["enabled"] and entry["features"].get(feature)
-               for entry in record["components"].values())
+def _feature(entry: dict[str, Any], feature: str) -> bool:
+    """Whether this one component grants the feature (its own features only)."""
+    return bool(entry["enabled"] and (entry.get("features") or {}).get(feature) is True)
 
 
-def features(record: dict[str, Any]) -> dict[str, bool]:
-    names = ("refund_management", "dispute_management", "capture_payments",
-             "standard_payouts", "instant_payouts", "external_account_collection")
-    return {name: _feature(record, name) for name in names}
+FEATURES = ("refund_management", "dispute_management", "capture_payments",
+            "standard_payouts", "instant_payouts", "external_account_collection")
+
+
+def features(entry: dict[str, Any]) -> dict[str, bool]:
+    """One component's features as the component's page reads them."""
+    return {name: _feature(entry, name) for name in FEATURES}
 
 
 # ------------------------------------------------------------------ views
@@ -165,19 +176,23 @@ FILTERS = {"succeeded": {"Succeeded"}, "refunded": {"Refunded", "Partially refun
 def read(web: Web, token: str, path: str, query: dict[str, str]) -> Result:
     try:
         platform_ctx, ctx, record = _open(web, token)
-        return _read(platform_ctx, ctx, record, path, query)
+        return _read(platform_ctx, ctx, record, path, query, query.get("component"))
     except Denied as denied:
         return denied.result
 
 
 def _read(platform_ctx: Ctx, ctx: Ctx, record: dict[str, Any], path: str,
-          query: dict[str, str]) -> Result:
+          query: dict[str, str], component: str | None) -> Result:
     kind = path.split("/", 1)[0]
-    if kind == "session":
+    if kind == "session":  # the asking component's own features, if one is named
         return 200, {"account": record["account"], "components": record["components"],
-                     "features": features(record)}
-    if kind not in READERS or not _enabled(record, kind):
-        raise Denied(403, f"No enabled component of this account session can read {kind}.")
+                     "features": features(_component(record, component)) if component
+                     else {}}
+    if kind not in READERS:
+        raise Denied(404, f"Unknown component data: {kind}")
+    _component(record, component)
+    if component not in READERS[kind]:
+        raise Denied(403, f"The {component} component cannot read {kind}.")
     if kind == "payments":
         charge_list = [c for c in ctx.account.iter_type("charge")]
         if "/" in path:
@@ -212,10 +227,11 @@ def _read(platform_ctx: Ctx, ctx: Ctx, record: dict[str, Any], path: str,
                  "details_submitted": obj["details_submitted"]}
 
 
-def act(web: Web, token: str, path: str, body: dict[str, Any]) -> Result:
+def act(web: Web, token: str, path: str, body: dict[str, Any],
+        component: str | None) -> Result:
     try:
         platform_ctx, ctx, record = _open(web, token)
-        result = _act(platform_ctx, ctx, record, path.split("/"), body)
+        result = _act(platform_ctx, ctx, record, path.split("/"), body, component)
     except Denied as denied:
         return denied.result
     except StripeError as exc:
@@ -231,18 +247,18 @@ ACTIONS = {"refund": "refund_management", "capture": "capture_payments",
 
 
 def _act(platform_ctx: Ctx, ctx: Ctx, record: dict[str, Any], parts: list[str],
-         body: dict[str, Any]) -> Result:
+         body: dict[str, Any], component: str | None) -> Result:
     action = parts[-1]
     feature = ACTIONS.get(action)
     if feature is None and action != "onboard":
         raise Denied(404, f"Unknown component action: {action}")
-    if feature and not _feature(record, feature):
-        raise Denied(403, f"This account session does not allow {action.replace('_', ' ')} "
-                      f"(`{feature}` is off).")
+    entry = _component(record, component)
+    if feature and not _feature(entry, feature):
+        raise Denied(403, f"The {component} component of this account session does not "
+                      f"allow {action.replace('_', ' ')} (its `{feature}` is off).")
     if action == "onboard":
-        if not any(record["components"][c]["enabled"]
-                   for c in ("account_onboarding", "account_management")):
-            raise Denied(403, "Account onboarding is not enabled for this account session.")
+        if component not in ("account_onboarding", "account_management"):
+            raise Denied(403, f"The {component} component cannot onboard the account.")
         obj = accounts.complete_onboarding(platform_ctx, record["account"], body)
         return 200, {"details_submitted": obj["details_submitted"],
                      "currently_due": obj["requirements"]["currently_due"]}

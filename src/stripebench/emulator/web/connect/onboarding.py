@@ -2,7 +2,8 @@
 Dashboard a login link opens.
 
 An account link is single use and lives five minutes on the platform's clock; a used or
-expired link sends the user to the link's `refresh_url`, as Stripe does. Finishing
+expired link sends the user to the link's `refresh_url`, as Stripe does. A login link's
+token is the one the emulator issued to the platform for that account, and works once. Finishing
 onboarding fills what the account lacks (the answers given, else Stripe's test data),
 accepts the Terms of Service and returns to `return_url`.
 """
@@ -79,9 +80,19 @@ def onboarding_submit(web: Web, account: str, link: str) -> Response:
 
 @page(HOST, "GET", "/express/acct_login/{account}/{token}")
 def express_dashboard(web: Web, account: str, token: str) -> Response:
+    """The dashboard a login link opens: only with the token the emulator issued to the
+    account's platform for this account, and only once (login links are single use)."""
+    found = web.store.find(token)
     connected = web.store.accounts.get(account)
-    if connected is None or not connected.parent:
-        return Response.html("<h1>This link is not valid</h1>", 404)
+    if found is None or connected is None or found[1].get("object") != "_login_link" \
+            or found[1]["account"] != account or found[1]["_used"] \
+            or connected.parent != found[0].id:
+        return Response.html("<h1>This link is not valid</h1><p>Login links work once; "
+                             "ask the platform for a new one.</p>", 404)
+    platform, record = found
+    record["_used"] = True
+    web.store.put(platform, record)
+    committed(web, platform)
     rows = "".join(
         f"<tr><td>{escape(money(c['amount'], c['currency']))}</td><td>{escape(c['status'])}</td>"
         f"</tr>" for c in list(connected.iter_type("charge"))[:20])

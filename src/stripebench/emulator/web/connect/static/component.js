@@ -5,6 +5,7 @@
 (function () {
   "use strict";
   var NAME = document.body.getAttribute("data-component");
+  var KEY = NAME.replace(/-/g, "_");  // the account session's name for this component
   var state = {};
   try { state = JSON.parse(decodeURIComponent(location.hash.slice(1))); } catch (e) { state = {}; }
   var API = "../api/" + state.token + "/";
@@ -31,7 +32,9 @@
   }
   function call(path, body) {
     var init = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
-    return fetch(API + path, init).then(function (r) {
+    // Every request names this component: the server grants it only its own features.
+    var url = API + path + (path.indexOf("?") < 0 ? "?" : "&") + "component=" + encodeURIComponent(KEY);
+    return fetch(url, init).then(function (r) {
       return r.json().then(function (data) { if (!r.ok) { throw data.error || data; } return data; });
     });
   }
@@ -164,7 +167,7 @@
     var id = OPTIONS.setPayment;
     if (!id) { return fail({type: "invalid_request_error", message: "payment-details needs setPayment(id)"}); }
     return call("payments/" + id).then(function (p) {
-      show(detail(p, function (msg) { renderPaymentDetails(); notice(msg); }).concat([
+      show(detail(p, function (msg) { renderPaymentDetails().then(function () { notice(msg); }); }).concat([
         el("button", {type: "button", text: "Close", onclick: function () { post("close", {}); }})]));
     }, fail);
   }
@@ -256,8 +259,7 @@
 
   call("session").then(function (s) {
     session = s;
-    var key = NAME.replace(/-/g, "_");
-    var entry = s.components[key];
+    var entry = s.components[KEY];
     if (!entry || !entry.enabled) {
       return fail({type: "invalid_request_error", message: "The " + NAME + " component is not enabled in this account session."});
     }
