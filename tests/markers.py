@@ -82,6 +82,8 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "harness/test_ray_executor.py": ("slow",),
     "sandbox/test_sandbox.py": (),
     "sandbox/test_walls.py": (),
+    "sandbox/test_limits.py": ("slow",),
+    "sandbox/test_privileged_files.py": ("slow",),
     "routing/test_routing.py": ("browser", "node"),
     "integrations/test_harbor_export.py": ("slow",),
     "integrations/test_inspect.py": (),

@@ -327,6 +327,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
     timings: dict[str, float] = {}
     arm = config.interventions or Interventions()
     disk: WorkdirDisk | None = None
+    phase = "agent"    # whose processes write the workdir now (for a breach's record)
     limits_record(record)["applied"] = config.limits.describe()
     try:
         # ---------------------------------------------------------------- set-up
@@ -405,6 +406,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
 
         # ---------------------------------------------------------------- grade
         clock = time.monotonic()
+        phase = "grading"
         write_json_atomic(trial_dir / "stripe_final.json", emulator.snapshot(account.id))
         write_json_atomic(trial_dir / "emulator_requests.json", emulator.requests(account.id))
         record["submission"] = submission_changes(task.environment, workdir)
@@ -423,7 +425,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         if sandbox is not None:
             sandbox.stop()
             note_sandbox_end(record, "agent", sandbox)
-        note_disk(record, "agent", disk)
+        note_disk(record, phase, disk)
         if disk is not None:  # the quota's files become a plain folder at the same path
             disk.release()
         if workdir.is_dir():  # every sandbox is gone: nothing can set them again

@@ -24,8 +24,11 @@ from pathlib import Path
 from .limits import Limits, size_text
 
 IMAGE_SUFFIX = ".disk.img"
-# Free space below which the disk counts as full (ext4 keeps a little for itself).
-FULL_SLACK_BYTES = 64 * 1024
+# Free space below which the disk counts as full: ext4 refuses a write while it still
+# holds back room for the file's metadata (a 1 MiB write fails with ~350 KiB free), so
+# "full" is less than 1 MiB or 1% of the quota left, whichever is more.
+FULL_SLACK_BYTES = 1024 * 1024
+FULL_SLACK_SHARE = 0.01
 
 
 class DiskUnavailable(RuntimeError):
@@ -73,7 +76,8 @@ class WorkdirDisk:
             info = os.statvfs(self.workdir)
         except OSError:
             return None
-        if info.f_bavail * info.f_frsize < FULL_SLACK_BYTES:
+        slack = max(FULL_SLACK_BYTES, int(self.limits.workdir_bytes * FULL_SLACK_SHARE))
+        if info.f_bavail * info.f_frsize < slack:
             return f"disk: the workdir filled its {size_text(self.limits.workdir_bytes)}"
         if info.f_favail == 0:
             return f"disk: the workdir used all its {self.limits.workdir_inodes} files"
