@@ -80,6 +80,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "harness/test_interventions.py": (),
     "harness/test_mcp_server.py": (),
     "harness/test_ray_executor.py": ("slow",),
+    "harness/test_tool_limits.py": (),
     "sandbox/test_sandbox.py": (),
     "sandbox/test_walls.py": (),
     "sandbox/test_limits.py": ("slow",),
