@@ -104,7 +104,9 @@ def agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
 def _new_sandbox(kind: str, workdir: Path, env: dict[str, str],
                  grader: bool = False, limits: Limits = DEFAULT_LIMITS) -> Sandbox:
     options: dict[str, Any] = {"share_package": True} if grader and kind == "bwrap" else {}
-    return make_sandbox(kind, workdir, env, limits=limits, **options)  # type: ignore[arg-type]
+    # the trial clears set-id bits and capabilities once, at its teardown
+    return make_sandbox(kind, workdir, env, limits=limits,  # type: ignore[arg-type]
+                        clear_on_stop=False, **options)
 
 
 def limits_record(record: dict[str, Any]) -> dict[str, Any]:

@@ -100,7 +100,7 @@ def open_trial(task: Task, emulator: Emulator, trial_dir: Path, workdir: Path, *
                 run_setup(task, workdir, env, emulator, trial_dir)
             except Exception as exc:  # noqa: BLE001 - the harness's _Stop carries why
                 raise TrialSetupError(str(exc)) from None
-        sandbox = make_sandbox("local", workdir, env)
+        sandbox = make_sandbox("local", workdir, env, clear_on_stop=False)  # see close_trial
         try:
             start_services(sandbox, task, ports)
         except Exception as exc:  # noqa: BLE001 - SandboxError: which service, its log

@@ -133,11 +133,14 @@ class BubblewrapSandbox(WorkdirFiles):
     def __init__(self, workdir: Path | str, env: dict[str, str] | None = None, *,
                  routing: Routing | None = None, shared: Sequence[Path | str] | None = None,
                  extra_ro: Iterable[Path | str] = (), certificates: Certificates | None = None,
-                 share_package: bool = False, limits: Limits = DEFAULT_LIMITS) -> None:
+                 share_package: bool = False, limits: Limits = DEFAULT_LIMITS,
+                 clear_on_stop: bool = True) -> None:
         """`share_package`: also mount stripebench's own source read-only (graders import
         `stripebench.grading`; an agent's sandbox does not need it). `limits`: its
         processes, memory and tmpfs sizes (held by a cgroup of its own where this
-        machine allows one: `self.unbounded` says why not otherwise)."""
+        machine allows one: `self.unbounded` says why not otherwise). `clear_on_stop`:
+        stop() clears set-id bits and file capabilities in the workdir (a trial, which
+        does that once at its teardown, turns it off)."""
         if not bwrap_works():
             raise SandboxError("bubblewrap cannot create namespaces here (needs root or "
                                "unprivileged user namespaces); use the local sandbox")
@@ -165,6 +168,7 @@ class BubblewrapSandbox(WorkdirFiles):
         self.breaches: list[str] = []          # limits it hit (read after stop)
         self.cleared: list[str] = []           # set-id / capability files stop() cleared
         self.killed_at_stop = 0                # processes still running at stop()
+        self.clear_on_stop = clear_on_stop
         self._certs = certificates or (ensure_certificates() if routing else None)
         given = dict(env or {})
         if routing is not None and routing.keys.secret_key is None:
@@ -492,7 +496,7 @@ class BubblewrapSandbox(WorkdirFiles):
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
-        if self.workdir.is_dir():  # nothing of the sandbox runs: nothing can set them again
+        if self.clear_on_stop and self.workdir.is_dir():  # nothing of it runs any more
             self.cleared += safe_files.clear_setid_bits(self.workdir)
         shutil.rmtree(self.rundir, ignore_errors=True)
 

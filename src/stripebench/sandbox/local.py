@@ -34,7 +34,7 @@ class LocalSandbox(WorkdirFiles):
     same process and memory limits as a bubblewrap sandbox where a cgroup can be made."""
 
     def __init__(self, workdir: Path | str, env: dict[str, str] | None = None, *,
-                 limits: Limits = DEFAULT_LIMITS) -> None:
+                 limits: Limits = DEFAULT_LIMITS, clear_on_stop: bool = True) -> None:
         self.workdir = Path(workdir).resolve()
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.env = dict(env or {})
@@ -45,6 +45,7 @@ class LocalSandbox(WorkdirFiles):
         self.breaches: list[str] = []
         self.cleared: list[str] = []
         self.killed_at_stop = 0
+        self.clear_on_stop = clear_on_stop
         self.cgroup: Cgroup | None = None
         try:
             self.cgroup = Cgroup.create(limits)
@@ -121,7 +122,7 @@ class LocalSandbox(WorkdirFiles):
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
-        if self.workdir.is_dir():
+        if self.clear_on_stop and self.workdir.is_dir():
             self.cleared += safe_files.clear_setid_bits(self.workdir)
 
     def __enter__(self) -> LocalSandbox:
