@@ -428,13 +428,13 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
             sandbox.stop()
             note_sandbox_end(record, "agent", sandbox)
         note_disk(record, phase, disk)
-        if disk is not None:  # the quota's files become a plain folder at the same path
-            disk.release()
         if workdir.is_dir():  # every sandbox is gone: nothing can set them again
             cleared = safe_files.clear_setid_bits(workdir)
             if cleared:
                 record.setdefault("tamper", {}).setdefault(
                     "privileged_files_cleared", []).extend(cleared)
+        if disk is not None:  # the quota's files become a plain folder at the same path
+            disk.release()
         for account_id in ([account.id] if account is not None else []) + \
                 setup_accounts(trial_dir):
             try:
