@@ -145,7 +145,7 @@ def test_attack_ends_recorded_and_contained(attack: str, phase: str, tmp_path: P
     assert not list(trial_dir.glob("*.img"))
     # the emulator (the trials' shared neighbour) lived through it
     assert record["status"] != "emulator_error"
-    assert time.monotonic() - started < 120
+    assert time.monotonic() - started < 300   # bounded by the timeouts, not by the attack
 
 
 def test_a_neighbour_sandbox_and_the_host_keep_working_during_a_fork_bomb_and_hog(
