@@ -112,7 +112,7 @@ def test_unprivileged_service_is_not_root_and_writes_as_the_sandbox_user(box: Sa
     box.start_service("plain", script.format("plain"))
     box.start_service("db", script.format("db"), unprivileged=True)
     assert settles(lambda: (box.workdir / "db.caps").exists()
-                   and (box.workdir / "plain.uid").exists())
+                   and (box.workdir / "plain.caps").exists())
     assert box.read_file("plain.uid").strip() == b"0" or os.geteuid() != 0
     assert box.read_file("db.uid").strip() == b"65534"
     assert box.read_file("db.caps").split()[-1] == b"0000000000000000"

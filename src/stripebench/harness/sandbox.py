@@ -50,9 +50,11 @@ def make_sandbox(kind: Literal["bwrap", "local"], workdir: Path | str,
     http:// STRIPE_API_BASE in `env`) a bubblewrap sandbox routes Stripe's host names to
     it, using the STRIPE_SECRET_KEY / STRIPE_PUBLISHABLE_KEY in `env`. Other bwrap
     options: `routing` (a `stripebench.routing.bwrap.Routing`), `shared` / `extra_ro`
-    (read-only paths)."""
+    (read-only paths). Either kind: `limits` (`stripebench.sandbox.limits.Limits`),
+    `clear_on_stop` (set-id bits and file capabilities cleared by stop(); default on)."""
     if kind == "local":
-        return LocalSandbox(workdir, env)
+        return LocalSandbox(workdir, env, **{k: v for k, v in options.items()
+                                             if k in ("limits", "clear_on_stop")})
     if kind == "bwrap":
         # An emulator named by STRIPE_API_BASE is unreachable from inside the sandbox's
         # loopback-only network, so route to it rather than hand over a dead address.

@@ -29,6 +29,8 @@ from ..rundir import (
     write_result,
 )
 from ..sandbox import safe_files
+from ..sandbox.disk import DiskUnavailable, WorkdirDisk, release_leftover
+from ..sandbox.limits import DEFAULT_LIMITS, LIMIT_BREACHED, Limits
 from . import fixtures as fixture_mod
 from .agents.base import Agent, AgentContext, AgentOutcome
 from .emulator import Emulator, EmulatorDown, free_port
@@ -70,6 +72,7 @@ class TrialConfig:
     agent_timeout: float | None = None  # overrides the task's
     max_turns: int | None = None
     interventions: Interventions | None = None  # the arm's changes (run.json)
+    limits: Limits = DEFAULT_LIMITS  # each sandbox's processes, memory, tmpfs; the workdir
 
 
 def agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
@@ -87,9 +90,58 @@ def agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
 
 
 def _new_sandbox(kind: str, workdir: Path, env: dict[str, str],
-                 grader: bool = False) -> Sandbox:
-    options = {"share_package": True} if grader and kind == "bwrap" else {}
-    return make_sandbox(kind, workdir, env, **options)  # type: ignore[arg-type]
+                 grader: bool = False, limits: Limits = DEFAULT_LIMITS) -> Sandbox:
+    options: dict[str, Any] = {"share_package": True} if grader and kind == "bwrap" else {}
+    # the trial clears set-id bits and capabilities once, at its teardown
+    return make_sandbox(kind, workdir, env, limits=limits,  # type: ignore[arg-type]
+                        clear_on_stop=False, **options)
+
+
+def limits_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The trial's `limits` entry: what it ran under, what was missing, what it hit."""
+    found: dict[str, Any] = record.setdefault("limits", {"unbounded": [], "breached": []})
+    return found
+
+
+def note_sandbox_end(record: dict[str, Any], phase: str, sandbox: Sandbox | None) -> None:
+    """After a sandbox's stop(): the limits it hit, what had no cgroup, and the tamper
+    evidence it left (processes still running at stop, set-id or capability files)."""
+    if sandbox is None:
+        return
+    limits = limits_record(record)
+    unbounded = getattr(sandbox, "unbounded", None)
+    if unbounded and f"{phase}: {unbounded}" not in limits["unbounded"]:
+        limits["unbounded"].append(f"{phase}: no cgroup ({unbounded})")
+    for breach in getattr(sandbox, "breaches", []):
+        limits["breached"].append({"phase": phase, "limit": breach})
+    tamper = record.setdefault("tamper", {})
+    killed = getattr(sandbox, "killed_at_stop", 0)
+    if killed:
+        tamper[f"{phase}_processes_killed_at_stop"] = killed
+    cleared = getattr(sandbox, "cleared", [])
+    if cleared:
+        tamper.setdefault("privileged_files_cleared", []).extend(cleared)
+
+
+def note_disk(record: dict[str, Any], phase: str, disk: WorkdirDisk | None) -> None:
+    full = disk.full() if disk is not None else None
+    limits = limits_record(record)
+    if full and not any(b["limit"] == full for b in limits["breached"]):
+        limits["breached"].append({"phase": phase, "limit": full})
+
+
+def apply_breaches(record: dict[str, Any]) -> None:
+    """A trial whose sandbox hit a limit is `limit_breached`: no reward, never retried."""
+    breached = record.get("limits", {}).get("breached")
+    if not breached:
+        return
+    if record.get("reward") is not None:
+        record["notes"].append(f"the grader's reward {record['reward']} is void: a limit "
+                               "was hit")
+    what = "; ".join(f"{b['phase']}: {b['limit']}" for b in breached)
+    record.update(status=LIMIT_BREACHED, reward=None,
+                  error=f"the trial hit its limits ({what})"
+                  + (f"; earlier error: {record['error']}" if record.get("error") else ""))
 
 
 def _browser_launch(sandbox: Sandbox, emulator: Emulator) -> dict[str, Any] | None:
@@ -239,6 +291,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
               config: TrialConfig) -> dict[str, Any]:
     if trial_dir.exists():  # an unfinished earlier try (kill -9): start over, identically
         kill_leftovers(trial_dir)
+        release_leftover(trial_dir / "workdir")
         shutil.rmtree(trial_dir)
     trial_dir.mkdir(parents=True)
     started = time.time()
@@ -256,12 +309,19 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
     account = None
     timings: dict[str, float] = {}
     arm = config.interventions or Interventions()
+    disk: WorkdirDisk | None = None
+    phase = "agent"    # whose processes write the workdir now (for a breach's record)
+    limits_record(record)["applied"] = config.limits.describe()
     try:
         # ---------------------------------------------------------------- set-up
+        try:  # the workdir's disk quota: a filesystem of its own
+            disk = WorkdirDisk.create(workdir, config.limits)
+        except DiskUnavailable as exc:
+            limits_record(record)["unbounded"].append(f"workdir: no disk quota ({exc})")
         if task.environment.is_dir():
-            shutil.copytree(task.environment, workdir, symlinks=True)
+            shutil.copytree(task.environment, workdir, symlinks=True, dirs_exist_ok=True)
         else:
-            workdir.mkdir()
+            workdir.mkdir(exist_ok=True)
         skills = arm.install_skills(workdir)
         account = emulator.create_account(emulator.trial_account_id(task.id, attempt),
                                           task.api_version)
@@ -276,7 +336,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         if task.setup_command:
             run_setup(task, workdir, env, emulator, trial_dir)
         record["ports"] = ports
-        sandbox = _new_sandbox(config.sandbox, workdir, env)
+        sandbox = _new_sandbox(config.sandbox, workdir, env, limits=config.limits)
         try:
             start_services(sandbox, task, ports)
         except SandboxError as exc:
@@ -323,14 +383,19 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         transcript.add("end", status=record["status"], error=outcome.error)
         toolbox.close()
         sandbox.stop()  # the agent's leftover processes die here, before grading
+        note_sandbox_end(record, "agent", sandbox)
+        note_disk(record, "agent", disk)
+        sandbox = None  # stopped and noted; grading makes its own
 
         # ---------------------------------------------------------------- grade
         clock = time.monotonic()
+        phase = "grading"
         write_json_atomic(trial_dir / "stripe_final.json", emulator.snapshot(account.id))
         write_json_atomic(trial_dir / "emulator_requests.json", emulator.requests(account.id))
         record["submission"] = submission_changes(task.environment, workdir)
         grade(task, trial_dir, workdir, env, ports, config, record,
               webhooks=(emulator, account.id))
+        note_disk(record, "grading", disk)
         timings["grader_seconds"] = time.monotonic() - clock
     except _Stop as stop:
         record["error"] = str(stop)
@@ -342,8 +407,15 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
             toolbox.close()
         if sandbox is not None:
             sandbox.stop()
+            note_sandbox_end(record, "agent", sandbox)
+        note_disk(record, phase, disk)
         if workdir.is_dir():  # every sandbox is gone: nothing can set them again
-            safe_files.clear_setid_bits(workdir)
+            cleared = safe_files.clear_setid_bits(workdir)
+            if cleared:
+                record.setdefault("tamper", {}).setdefault(
+                    "privileged_files_cleared", []).extend(cleared)
+        if disk is not None:  # the quota's files become a plain folder at the same path
+            disk.release()
         for account_id in ([account.id] if account is not None else []) + \
                 setup_accounts(trial_dir):
             try:
@@ -351,6 +423,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
             except Exception:  # noqa: BLE001 - the emulator may be gone at shutdown
                 pass
         timings["teardown_seconds"] = time.monotonic() - clock
+    apply_breaches(record)
     account_errors(record, emulator, generation)
     events = [line for line in (trial_dir / "transcript.jsonl").read_text().splitlines()
               if '"type": "tool_call"' in line] if (trial_dir / "transcript.jsonl").exists() \
@@ -429,7 +502,7 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
     the emulator and account whose deliveries go to the restarted services."""
     grader_dir = workdir / GRADER_DIR
     fresh_harness_dir(workdir)  # whatever the agent left in .stripebench/ is gone
-    sandbox = _new_sandbox(config.sandbox, workdir, env, grader=True)
+    sandbox = _new_sandbox(config.sandbox, workdir, env, grader=True, limits=config.limits)
     try:
         try:
             # The services are the agent's code and run beside the grader: in a bubblewrap
@@ -483,6 +556,7 @@ def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
         record["error"] = str(exc)
     finally:
         sandbox.stop()
+        note_sandbox_end(record, "grading", sandbox)
         shutil.rmtree(grader_dir, ignore_errors=True)
 
 

@@ -27,7 +27,9 @@ from ..harness.task import Task
 from ..harness.trial import (
     TrialConfig,
     agent_env,
+    apply_breaches,
     grade,
+    note_sandbox_end,
     processes_in,
     route_webhooks,
     run_setup,
@@ -39,6 +41,7 @@ from ..harness.trial import (
     write_json_atomic,
 )
 from ..rundir import SCORED
+from ..sandbox import safe_files
 
 
 class TrialSetupError(RuntimeError):
@@ -98,7 +101,7 @@ def open_trial(task: Task, emulator: Emulator, trial_dir: Path, workdir: Path, *
                 run_setup(task, workdir, env, emulator, trial_dir)
             except Exception as exc:  # noqa: BLE001 - the harness's _Stop carries why
                 raise TrialSetupError(str(exc)) from None
-        sandbox = make_sandbox("local", workdir, env)
+        sandbox = make_sandbox("local", workdir, env, clear_on_stop=False)  # see close_trial
         try:
             start_services(sandbox, task, ports)
         except Exception as exc:  # noqa: BLE001 - SandboxError: which service, its log
@@ -132,6 +135,7 @@ def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, An
     record = trial.record
     if trial.sandbox is not None:
         trial.sandbox.stop()
+        note_sandbox_end(record, "agent", trial.sandbox)
     kill_processes_in(trial.workdir)  # services the agent restarted itself
     try:
         task = trial.task if tests is None else _with_tests(trial.task, tests, trial.trial_dir)
@@ -148,6 +152,8 @@ def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, An
     except Exception as exc:  # noqa: BLE001 - recorded (harness_error), as run_trial does
         record["reward"] = None
         record["error"] = f"the trial could not be graded: {type(exc).__name__}: {exc}"
+    clear_privileged_files(trial)
+    apply_breaches(record)
     if record["status"] in SCORED and record["reward"] is None:
         record["status"] = "harness_error"
         record["error"] = record.get("error") or "no reward was recorded"
@@ -160,11 +166,24 @@ def close_trial(trial: StandingTrial) -> None:
     if trial.sandbox is not None:
         trial.sandbox.stop()
     kill_processes_in(trial.workdir)
+    clear_privileged_files(trial)
     for account_id in [trial.account.id, *setup_accounts(trial.trial_dir)]:
         try:
             trial.emulator.delete_account(account_id)
         except Exception:  # noqa: BLE001 - the emulator may be gone already
             pass
+
+
+def clear_privileged_files(trial: StandingTrial) -> list[str]:
+    """Set-id bits and file capabilities off every file of the workdir, once nothing of
+    the trial runs (what was cleared goes into the record as tamper evidence)."""
+    if not trial.workdir.is_dir():
+        return []
+    cleared = safe_files.clear_setid_bits(trial.workdir)
+    if cleared:
+        trial.record.setdefault("tamper", {}).setdefault(
+            "privileged_files_cleared", []).extend(cleared)
+    return cleared
 
 
 def kill_processes_in(workdir: Path) -> None:

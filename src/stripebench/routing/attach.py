@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..sandbox.base import SandboxError, kill_group
+from ..sandbox.cgroups import join_prefix
 from .bwrap import BubblewrapSandbox, Routing
 
 
@@ -38,6 +39,8 @@ class AttachedSandbox(BubblewrapSandbox):
         self._port_sockets: set[int] = set()
         self._holder = None
         self._certs = None
+        self.cgroup = None
+        self._procs = [str(p) for p in info.get("cgroup_procs") or []]
         if not self.alive():
             raise SandboxError("the trial's sandbox is gone; nothing can run in it")
 
@@ -47,6 +50,11 @@ class AttachedSandbox(BubblewrapSandbox):
             return os.readlink(f"/proc/{self.ns_pid}/ns/mnt") == self._ns_mnt
         except OSError:
             return False
+
+    def _join(self) -> list[str]:
+        """The owner's cgroup: what this process starts is counted and killed with the
+        sandbox."""
+        return join_prefix(self._procs) if self._procs else []
 
     def stop(self) -> None:
         """Kill what this process started; the sandbox itself belongs to its owner."""

@@ -41,11 +41,11 @@ import stripebench
 
 from ..emulator.tls import Certificates, ensure_certificates
 from ..emulator.web import STRIPE_HOSTS
+from ..sandbox import safe_files
 from ..sandbox.base import (
     ExecResult,
     SandboxError,
     WorkdirFiles,
-    as_unprivileged,
     go_module_cache,
     kill_group,
     maven_repository,
@@ -57,31 +57,26 @@ from ..sandbox.base import (
     tail,
     wheelhouse,
 )
+from ..sandbox.cgroups import Cgroup, CgroupUnavailable
+from ..sandbox.limits import DEFAULT_LIMITS, Limits
+from ..sandbox.room import (
+    HOME,
+    INSIDE,
+    PROC_READ_ONLY_SCRIPT,
+    SYSTEM_DIRS,
+    enter_argv,
+    enter_prefix,
+    room_args,
+    tmpfs_limit_script,
+)
 from . import relay
 from .env import Keys, TrustFiles, routed_env
 from .front import RelayThread, emulator_address, port_of
 
-INSIDE = "/run/stripebench"         # the run directory as the sandbox sees it
-HOME = "/home/agent"
-# Masked inside the sandbox even though /etc is visible.
-ETC_SECRETS = ("shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "sudoers.d",
-               "ssl/private", "ssh", "security/opasswd", "pip.conf", "npmrc", "netrc",
-               "docker", "containerd", "kubernetes", "machine-id")
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # CA bundles that libraries pin instead of reading SSL_CERT_FILE; ours is mounted on top.
 PINNED_BUNDLES = ("stripe/data/ca-certificates.crt", "certifi/cacert.pem",
                   "lib/data/ca-certificates.crt")
 START_TIMEOUT = 20.0
-# Kernel knobs under /proc that uid 0 may write without any capability (the files are
-# root-owned): kernel.core_pattern runs a program as host root on the next crash,
-# sysrq-trigger reboots the machine. They are bind-mounted read-only over every /proc
-# the sandbox mounts; a read-only bind carried into a namespace is locked, and a /proc
-# with covered parts cannot be mounted afresh, so nothing inside can undo it.
-PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")
-PROC_READ_ONLY_SCRIPT = " && ".join(
-    f'{{ [ ! -e /proc/{name} ] || {{ mount --bind /proc/{name} /proc/{name} && '
-    f'mount -o remount,bind,ro,nosuid,nodev,noexec /proc/{name}; }}; }}'
-    for name in PROC_READ_ONLY)
 RUNDIR_PREFIX = "stripebench-sandbox-"
 
 
@@ -119,6 +114,9 @@ def package_source() -> Path:
 def default_shared() -> list[Path]:
     """Read-only trees tools need: the Python install, the venv, the repo's node_modules."""
     shared = {Path(sys.base_prefix).resolve(), Path(sys.prefix)}
+    # site-packages a .pth of the venv adds (a venv layered over another one's packages)
+    shared |= {Path(entry).resolve() for entry in sys.path
+               if entry.endswith("site-packages") and Path(entry).is_dir()}
     modules = repo_root() / "node_modules"
     if modules.is_dir():
         shared.add(modules)
@@ -136,9 +134,14 @@ class BubblewrapSandbox(WorkdirFiles):
     def __init__(self, workdir: Path | str, env: dict[str, str] | None = None, *,
                  routing: Routing | None = None, shared: Sequence[Path | str] | None = None,
                  extra_ro: Iterable[Path | str] = (), certificates: Certificates | None = None,
-                 share_package: bool = False) -> None:
+                 share_package: bool = False, limits: Limits = DEFAULT_LIMITS,
+                 clear_on_stop: bool = True) -> None:
         """`share_package`: also mount stripebench's own source read-only (graders import
-        `stripebench.grading`; an agent's sandbox does not need it)."""
+        `stripebench.grading`; an agent's sandbox does not need it). `limits`: its
+        processes, memory and tmpfs sizes (held by a cgroup of its own where this
+        machine allows one: `self.unbounded` says why not otherwise). `clear_on_stop`:
+        stop() clears set-id bits and file capabilities in the workdir (a trial, which
+        does that once at its teardown, turns it off)."""
         if not bwrap_works():
             raise SandboxError("bubblewrap cannot create namespaces here (needs root or "
                                "unprivileged user namespaces); use the local sandbox")
@@ -160,6 +163,13 @@ class BubblewrapSandbox(WorkdirFiles):
         self._exposed: dict[int, int] = {}
         self._port_sockets: set[int] = set()
         self._holder: subprocess.Popen[bytes] | None = None
+        self.limits = limits
+        self.cgroup: Cgroup | None = None
+        self.unbounded: str | None = None      # why no cgroup holds it, if none does
+        self.breaches: list[str] = []          # limits it hit (read after stop)
+        self.cleared: list[str] = []           # set-id / capability files stop() cleared
+        self.killed_at_stop = 0                # processes still running at stop()
+        self.clear_on_stop = clear_on_stop
         self._certs = certificates or (ensure_certificates() if routing else None)
         given = dict(env or {})
         if routing is not None and routing.keys.secret_key is None:
@@ -228,45 +238,17 @@ class BubblewrapSandbox(WorkdirFiles):
             f'--ignore-certificate-errors-spki-list={spki}"\n')
 
     def bwrap_args(self) -> list[str]:
-        # --as-pid-1: the relay is the namespace's init, which signals from inside cannot
-        # kill, so an agent's `pkill python` cannot take routing (or the sandbox) down.
-        args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1",
-                "--hostname", "sandbox"]
-        if os.geteuid() != 0:
-            # Unprivileged: in a user namespace, as its root, so the relay may take port
-            # 443 there; files written to the workdir still belong to the real user.
-            args += ["--unshare-user", "--uid", "0", "--gid", "0"]
-        for d in SYSTEM_DIRS:
-            p = Path(d)
-            if p.is_symlink():
-                args += ["--symlink", os.readlink(p), d]
-            elif p.is_dir():
-                args += ["--ro-bind", d, d]
-        args += ["--ro-bind", "/etc", "/etc"]
-        for name in ETC_SECRETS:
-            target = Path("/etc") / name
-            if target.is_dir() and not target.is_symlink():
-                args += ["--tmpfs", str(target), "--remount-ro", str(target)]
-            elif target.exists():
-                args += ["--ro-bind", "/dev/null", str(target)]
-        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm",
-                 "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run",
-                 "--tmpfs", "/home", "--dir", HOME, "--tmpfs", "/root"]
-        for tree in self.shared:
-            if tree.exists():
-                args += ["--ro-bind", str(tree), str(tree)]
-        args += ["--bind", str(self.workdir), str(self.workdir)]
-        args += ["--ro-bind", str(self.inside), INSIDE,
-                 "--bind", str(self.sockets), f"{INSIDE}/sock",
-                 "--ro-bind", str(self.inside / "hosts"), "/etc/hosts"]
+        """bwrap's arguments for this sandbox (the room of `sandbox.room`, plus the
+        routing's hosts file, Chromium flags and CA bundles)."""
+        extra = ["--ro-bind", str(self.inside / "hosts"), "/etc/hosts"]
         if (self.inside / "chromium.d").is_dir():
-            args += ["--ro-bind", str(self.inside / "chromium.d"), "/etc/chromium.d"]
+            extra += ["--ro-bind", str(self.inside / "chromium.d"), "/etc/chromium.d"]
         if self._certs is not None:
             bundle = str(self.inside / "bundle.pem")
             for pinned in self._pinned_bundles():
-                args += ["--ro-bind", bundle, str(pinned)]
-        args += ["--chdir", str(self.workdir)]
-        return args
+                extra += ["--ro-bind", bundle, str(pinned)]
+        return room_args(workdir=self.workdir, shared=self.shared, rundir_inside=self.inside,
+                         sockets=self.sockets, limits=self.limits, extra=extra)
 
     def _pinned_bundles(self) -> list[Path]:
         found = [Path("/etc/ssl/certs/ca-certificates.crt")]
@@ -288,8 +270,13 @@ class BubblewrapSandbox(WorkdirFiles):
         else:
             command.append("--hold")
             caps = []
+        try:
+            self.cgroup = Cgroup.create(self.limits)
+        except CgroupUnavailable as exc:
+            self.unbounded = str(exc)
         info_read, info_write = os.pipe()
-        args = [*self.bwrap_args(), *caps, "--info-fd", str(info_write), "--", *command]
+        args = [*self._join(), *self.bwrap_args(), *caps, "--info-fd", str(info_write),
+                "--", *command]
         with open(self.rundir / "holder.log", "ab") as log:
             self._holder = subprocess.Popen(args, stdin=subprocess.DEVNULL,
                                             stdout=subprocess.PIPE, stderr=log,
@@ -311,16 +298,20 @@ class BubblewrapSandbox(WorkdirFiles):
         self._protect_proc()
 
     def _protect_proc(self) -> None:
-        """Make the kernel's knobs under the sandbox's /proc read-only, once, before any
-        command of the agent runs (see PROC_READ_ONLY)."""
-        enter = ["nsenter", "-t", str(self.ns_pid), "-m"]
-        if self._enter_user:
-            enter += ["-U", "--preserve-credentials"]
-        done = subprocess.run([*enter, "--", "/bin/sh", "-c", PROC_READ_ONLY_SCRIPT],
+        """Make the kernel's knobs under the sandbox's /proc read-only and cap its tmpfs
+        folders' inodes, once, before any command of the agent runs (see
+        sandbox.room)."""
+        script = f"{PROC_READ_ONLY_SCRIPT} && {tmpfs_limit_script(self.limits)}"
+        done = subprocess.run([*enter_prefix(self.ns_pid, self._enter_user, mount_only=True),
+                               "--", "/bin/sh", "-c", script],
                               capture_output=True, text=True, timeout=START_TIMEOUT)
         if done.returncode != 0:
-            raise SandboxError(f"could not make /proc/sys read-only in the sandbox: "
-                               f"{done.stderr.strip()}")
+            raise SandboxError(f"could not make /proc/sys read-only or size the tmpfs "
+                               f"folders in the sandbox: {done.stderr.strip()}")
+
+    def _join(self) -> list[str]:
+        """The prefix that puts a process into this sandbox's cgroup (if it has one)."""
+        return self.cgroup.join_argv() if self.cgroup is not None else []
 
     # ------------------------------------------------------------------ exec
 
@@ -337,21 +328,10 @@ class BubblewrapSandbox(WorkdirFiles):
         (see start_service)."""
         if not self.alive():
             raise SandboxError("the sandbox has been stopped; nothing can run in it")
-        enter = ["nsenter", "-t", str(self.ns_pid), "-m", "-n", "-p", "-i", "-u"]
-        if self._enter_user:
-            enter += ["-U", "--preserve-credentials"]
-        drop = [*(as_unprivileged() if unprivileged else []),
-                "setpriv", "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs", "--"]
         where = self._inside_path(cwd) if cwd else str(self.workdir)
-        if not hide:
-            return [*enter, "-r", "-w", "--", *drop, "/bin/sh", "-c", 'cd "$0" && exec "$@"',
-                    where, *argv]
-        mounts = " && ".join([PROC_READ_ONLY_SCRIPT] + [
-            f'mount -t tmpfs -o ro,size=4k,mode=000 hidden "${n + 1}"' for n in range(len(hide))])
-        script = f'{mounts} && shift {len(hide)} && cd "$1" && shift && exec "$@"'
-        return [*enter, "-r", "-w", "--", "unshare", "-m", "-p", "-f", "--mount-proc",
-                "--propagation", "private", "--", "/bin/sh", "-c", script, "isolate",
-                *[self._inside_path(h) for h in hide], where, *drop, *argv]
+        return enter_argv(argv, ns_pid=self.ns_pid, enter_user=self._enter_user, where=where,
+                          hide=[self._inside_path(h) for h in hide],
+                          unprivileged=unprivileged, join=self._join())
 
     def alive(self) -> bool:
         return self._holder is not None and self._holder.poll() is None
@@ -361,7 +341,9 @@ class BubblewrapSandbox(WorkdirFiles):
         return {"workdir": str(self.workdir), "ns_pid": self.ns_pid,
                 "ns_mnt": os.readlink(f"/proc/{self.ns_pid}/ns/mnt"),
                 "enter_user": self._enter_user, "rundir": str(self.rundir), "env": self.env,
-                "emulator_url": self.routing.emulator_url if self.routing else None}
+                "emulator_url": self.routing.emulator_url if self.routing else None,
+                # commands of another process join the same cgroup (counted, killed with it)
+                "cgroup_procs": self.cgroup.procs_files() if self.cgroup else []}
 
     def _inside_path(self, path: str) -> str:
         p = Path(path)
@@ -488,6 +470,12 @@ class BubblewrapSandbox(WorkdirFiles):
     # ------------------------------------------------------------------ teardown
 
     def stop(self) -> None:
+        """Kill everything of the sandbox (its cgroup frozen and killed as a unit, then
+        the namespace holder), note the limits it hit (`breaches`), clear set-id bits
+        and file capabilities from its workdir (`cleared`). Safe to call twice."""
+        if self.cgroup is not None:
+            self.breaches = self.cgroup.breaches()
+            self.killed_at_stop += self.cgroup.kill()
         if self._holder is not None:
             kill_group(self._holder.pid)   # namespace init dies -> kernel kills the rest
             self._holder.wait()
@@ -506,6 +494,11 @@ class BubblewrapSandbox(WorkdirFiles):
         if self._relays is not None:
             self._relays.stop()
             self._relays = None
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.clear_on_stop and self.workdir.is_dir():  # nothing of it runs any more
+            self.cleared += safe_files.clear_setid_bits(self.workdir)
         shutil.rmtree(self.rundir, ignore_errors=True)
 
     def __enter__(self) -> BubblewrapSandbox:
@@ -519,7 +512,8 @@ class BubblewrapSandbox(WorkdirFiles):
 def _pinned_in_installation(tree: str) -> list[Path]:
     """Pinned bundles in a Python installation or venv (read-only: cached per process)."""
     found: list[Path] = []
-    for site in Path(tree).glob("lib/python3*/site-packages"):
+    sites = [Path(tree)] if tree.endswith("site-packages") else []
+    for site in sites + list(Path(tree).glob("lib/python3*/site-packages")):
         found += [site / p for p in ("stripe/data/ca-certificates.crt", "certifi/cacert.pem",
                                      "pip/_vendor/certifi/cacert.pem")]
     return found

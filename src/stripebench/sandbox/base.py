@@ -10,6 +10,7 @@ following the agent's links out of it (see safe_files).
 from __future__ import annotations
 
 import errno
+import math
 import os
 import select
 import signal
@@ -117,6 +118,9 @@ def run_captured(argv: Sequence[str], *, env: dict[str, str], cwd: str | Path,
                  timeout: float, output_limit: int, pass_fds: Sequence[int] = (),
                  on_start: Any = None) -> ExecResult:
     """Run argv in a new process group; capture at most output_limit bytes per stream."""
+    if not math.isfinite(timeout) or timeout <= 0:  # a NaN deadline would never pass
+        raise SandboxError(f"a command's timeout must be a positive number of seconds, "
+                           f"not {timeout!r}")
     proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, cwd=str(cwd),
                             start_new_session=True, pass_fds=tuple(pass_fds))

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from . import safe_files
 from .base import (
     ExecResult,
     WorkdirFiles,
@@ -22,19 +23,37 @@ from .base import (
     url_ok,
     wait_until_ready,
 )
+from .cgroups import Cgroup, CgroupUnavailable
+from .limits import DEFAULT_LIMITS, Limits
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
 
 
 class LocalSandbox(WorkdirFiles):
-    """Commands run directly in `workdir` on this machine. No isolation at all."""
+    """Commands run directly in `workdir` on this machine. No isolation at all, but the
+    same process and memory limits as a bubblewrap sandbox where a cgroup can be made."""
 
-    def __init__(self, workdir: Path | str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, workdir: Path | str, env: dict[str, str] | None = None, *,
+                 limits: Limits = DEFAULT_LIMITS, clear_on_stop: bool = True) -> None:
         self.workdir = Path(workdir).resolve()
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.env = dict(env or {})
         self._groups: set[int] = set()
         self._services: dict[str, subprocess.Popen[bytes]] = {}
+        self.limits = limits
+        self.unbounded: str | None = None
+        self.breaches: list[str] = []
+        self.cleared: list[str] = []
+        self.killed_at_stop = 0
+        self.clear_on_stop = clear_on_stop
+        self.cgroup: Cgroup | None = None
+        try:
+            self.cgroup = Cgroup.create(limits)
+        except CgroupUnavailable as exc:
+            self.unbounded = str(exc)
+
+    def _join(self) -> list[str]:
+        return self.cgroup.join_argv() if self.cgroup is not None else []
 
     # processes ------------------------------------------------------------
     def full_env(self, extra: dict[str, str] | None) -> dict[str, str]:
@@ -50,7 +69,8 @@ class LocalSandbox(WorkdirFiles):
              output_limit: int = 100_000, env: dict[str, str] | None = None,
              cwd: str | None = None) -> ExecResult:
         where = self.resolve(cwd) if cwd else self.workdir
-        return run_captured(shell_argv(command), env=self.full_env(env), cwd=where,
+        return run_captured([*self._join(), *shell_argv(command)], env=self.full_env(env),
+                            cwd=where,
                             timeout=timeout, output_limit=output_limit,
                             on_start=self._groups.add)
 
@@ -64,7 +84,8 @@ class LocalSandbox(WorkdirFiles):
             argv = [*as_unprivileged(), *argv]
         log = open_service_log(self.workdir, name)
         try:
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+            proc = subprocess.Popen([*self._join(), *argv], stdin=subprocess.DEVNULL,
+                                    stdout=log,
                                     stderr=subprocess.STDOUT, env=self.full_env(None),
                                     cwd=self.workdir, start_new_session=True)
         finally:
@@ -83,6 +104,12 @@ class LocalSandbox(WorkdirFiles):
         return "direct"  # the sandbox's loopback is the host's
 
     def stop(self) -> None:
+        """Kill what runs (the cgroup as a unit, then each process group), note the limits
+        hit (`breaches`) and clear set-id bits and file capabilities in the workdir
+        (`cleared`)."""
+        if self.cgroup is not None:
+            self.breaches = self.cgroup.breaches()
+            self.killed_at_stop += self.cgroup.kill()
         for pgid in list(self._groups):
             kill_group(pgid)
         for proc in self._services.values():
@@ -92,6 +119,11 @@ class LocalSandbox(WorkdirFiles):
                 pass
         self._groups.clear()
         self._services.clear()
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.clear_on_stop and self.workdir.is_dir():
+            self.cleared += safe_files.clear_setid_bits(self.workdir)
 
     def __enter__(self) -> LocalSandbox:
         return self

@@ -227,24 +227,68 @@ def regular_files(root: Path, skip: set[str], limit: int) -> Iterator[tuple[str,
             yield (name if rel == "." else f"{rel}/{name}"), dir_fd, name
 
 
+CAPABILITY_XATTR = "security.capability"
+SETID = stat.S_ISUID | stat.S_ISGID
+
+
 def clear_setid_bits(root: Path) -> list[str]:
-    """Remove setuid/setgid bits from every regular file below root; returns their paths.
+    """Remove setuid/setgid bits and file capabilities from every regular file below
+    root; returns what was cleared, one "path: what" line per file (tamper evidence).
 
     The agent is root inside its sandbox and owns what it creates, so `chmod u+s` needs
-    no capability there -- and the workdir stays on the host afterwards, where such a
-    file would run as root for any local user."""
+    no capability there; a service in a user namespace of its own can even write a file
+    capability that the host honours. The sandbox mounts the workdir nosuid, so neither
+    works inside -- but the workdir stays on the host afterwards, where such a file
+    would make any local user root. Symlinks are never followed (each file is looked at
+    through its open directory, and opened O_NOFOLLOW before it is changed)."""
     cleared = []
-    for rel, dir_fd, name in regular_files(root, set(), limit=10**9):
-        try:
-            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
-                         dir_fd=dir_fd)
-        except OSError:
-            continue
-        try:
-            mode = os.fstat(fd).st_mode
-            if stat.S_ISREG(mode) and mode & (stat.S_ISUID | stat.S_ISGID):
-                os.fchmod(fd, stat.S_IMODE(mode) & ~(stat.S_ISUID | stat.S_ISGID))
-                cleared.append(rel)
-        finally:
-            os.close(fd)
+    for folder, _dirs, names, dir_fd in os.fwalk(root):
+        rel = os.path.relpath(folder, root)
+        for name in names:
+            try:
+                info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            except OSError:
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            setid = info.st_mode & SETID
+            capability = _has_capability(dir_fd, name)
+            if not setid and not capability:
+                continue
+            what = [kind for kind, present in (("setuid", info.st_mode & stat.S_ISUID),
+                                               ("setgid", info.st_mode & stat.S_ISGID),
+                                               ("file capabilities", capability)) if present]
+            if _clear(dir_fd, name, capability):
+                cleared.append(f"{name if rel == '.' else f'{rel}/{name}'}: {', '.join(what)}")
     return cleared
+
+
+def _has_capability(dir_fd: int, name: str) -> bool:
+    try:  # getxattr has no dir_fd form: reach the entry through the open directory
+        os.getxattr(f"/proc/self/fd/{dir_fd}/{name}", CAPABILITY_XATTR,
+                    follow_symlinks=False)
+        return True
+    except OSError:
+        return False
+
+
+def _clear(dir_fd: int, name: str, capability: bool) -> bool:
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                     dir_fd=dir_fd)
+    except OSError:
+        return False
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            return False
+        if capability:
+            try:
+                os.removexattr(fd, CAPABILITY_XATTR)
+            except OSError:
+                pass  # gone meanwhile
+        if mode & SETID:  # (writing xattrs may already have dropped them)
+            os.fchmod(fd, stat.S_IMODE(mode) & ~SETID)
+        return True
+    finally:
+        os.close(fd)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,12 +47,28 @@ def schema(properties: dict[str, Any], required: list[str] | None = None) -> dic
             "additionalProperties": False}
 
 
-def string(description: str) -> dict[str, Any]:
-    return {"type": "string", "description": description}
+# Longest arguments the tools take (bytes of UTF-8 text, checked before any use): a path
+# is never longer than Linux allows, a search query or an element ref is short, a file's
+# content may be as big as the file tools read back (sandbox.READ_LIMIT).
+PATH_LENGTH = 4096
+SHORT_TEXT = 2000
+LONG_TEXT = 1_000_000
+FILE_TEXT = 16 * 1024 * 1024
 
 
-def integer(description: str) -> dict[str, Any]:
-    return {"type": "integer", "description": description}
+def string(description: str, max_length: int = SHORT_TEXT) -> dict[str, Any]:
+    return {"type": "string", "description": description, "maxLength": max_length}
+
+
+def integer(description: str, minimum: int = -1_000_000_000,
+            maximum: int = 1_000_000_000) -> dict[str, Any]:
+    return {"type": "integer", "description": description, "minimum": minimum,
+            "maximum": maximum}
+
+
+def number(description: str, minimum: float, maximum: float) -> dict[str, Any]:
+    return {"type": "number", "description": description, "minimum": minimum,
+            "maximum": maximum}
 
 
 class ArgumentError(ValueError):
@@ -94,6 +111,21 @@ def _check_value(schema_: dict[str, Any], value: Any, path: str, tool: str) -> N
         wanted = names[0] if len(names) == 1 else f"{', '.join(names[:-1])}, or {names[-1]}"
         raise ArgumentError(f"argument {path!r} must be {wanted}, not {_shown(value)}")
     kind = kinds[0] if len(kinds) == 1 else None
+    if isinstance(value, str):
+        if "maxLength" in schema_ and len(value.encode("utf-8", "surrogatepass")) > \
+                schema_["maxLength"]:
+            raise ArgumentError(f"argument {path!r} is too long ({len(value):,} characters; "
+                                f"at most {schema_['maxLength']:,} bytes)")
+        if "\0" in value and schema_.get("maxLength", FILE_TEXT) <= PATH_LENGTH:
+            raise ArgumentError(f"argument {path!r} contains a NUL character")
+    if _is("number", value):
+        if "minimum" in schema_ and value < schema_["minimum"] or \
+                "maximum" in schema_ and value > schema_["maximum"]:
+            raise ArgumentError(f"argument {path!r} must be between {schema_['minimum']:g} "
+                                f"and {schema_['maximum']:g}, not {_shown(value)}")
+    if isinstance(value, list) and "maxItems" in schema_ and len(value) > schema_["maxItems"]:
+        raise ArgumentError(f"argument {path!r} has {len(value)} items; at most "
+                            f"{schema_['maxItems']}")
     if "enum" in schema_ and value not in schema_["enum"]:
         raise ArgumentError(f"argument {path!r} must be one of "
                             f"{', '.join(map(str, schema_['enum']))}, not {_shown(value)}")
@@ -108,7 +140,10 @@ def _is(kind: Any, value: Any) -> bool:
     return {"string": isinstance(value, str),
             "integer": (isinstance(value, int) and not isinstance(value, bool)) or (
                 isinstance(value, float) and value.is_integer()),
-            "number": isinstance(value, int | float) and not isinstance(value, bool),
+            # NaN and the infinities are no numbers a tool can use (a NaN timeout never
+            # expires); JSON has none, but Python's json reads them
+            "number": isinstance(value, int | float) and not isinstance(value, bool)
+            and math.isfinite(value),
             "boolean": isinstance(value, bool),
             "array": isinstance(value, list),
             "object": isinstance(value, dict)}.get(str(kind), True)

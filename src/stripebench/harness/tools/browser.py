@@ -19,7 +19,8 @@ from .base import ToolResult
 CHROMIUM = "/usr/bin/chromium"
 BASE_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SNAPSHOT_JS = (Path(__file__).parent / "snapshot.js").read_text()
-LOG_LIMIT = 300
+LOG_LIMIT = 300              # console and network lines kept (the latest)
+LINE_LIMIT = 2000            # characters kept of each (a page may log megabytes at once)
 
 
 def launch_options(sandbox: object = None, emulator_url: str | None = None) -> dict[str, Any]:
@@ -91,6 +92,8 @@ class BrowserSession:
 
     @staticmethod
     def _log(log: list[str], line: str) -> None:
+        if len(line) > LINE_LIMIT:
+            line = line[:LINE_LIMIT] + f" [... {len(line) - LINE_LIMIT} more characters]"
         log.append(line)
         del log[:-LOG_LIMIT]
 

@@ -11,19 +11,27 @@ from ...rundir.transcript import Transcript, clip
 from ..sandbox import Sandbox, SandboxError
 from . import files
 from .base import (
+    FILE_TEXT,
+    LONG_TEXT,
+    PATH_LENGTH,
     ArgumentError,
     Hints,
     ToolResult,
     ToolSpec,
     check_arguments,
     integer,
+    number,
     schema,
     string,
 )
 from .browser import BrowserSession
 
 BASH_OUTPUT_LIMIT = 30_000
-REF = string("Element ref from the latest browser_snapshot, e.g. e12 or f1e4 (in a frame).")
+REF = string("Element ref from the latest browser_snapshot, e.g. e12 or f1e4 (in a frame).",
+             100)
+# Text a tool returns to the model (a page outline, a console log) is cut at this length.
+RESULT_TEXT_LIMIT = 100_000
+MANY = 200    # items in a form or a multiple select
 # MCP annotations (see Hints): what each kind of tool may do
 READS = Hints(read_only=True, idempotent=True)  # the working directory or our docs index
 WRITES = Hints(destructive=True, idempotent=True)  # overwrites a file
@@ -37,51 +45,58 @@ SPECS = [
     ToolSpec("bash", "Run a bash command in the working directory and return its exit code "
              "and output. Each call is a fresh shell (cd does not persist). Long-running "
              "servers must be started in the background (`cmd > log 2>&1 &`).",
-             schema({"command": string("The command."),
+             schema({"command": string("The command.", LONG_TEXT),
                      "timeout": {"type": "number", "description": "Seconds before the "
                                  "command is killed (default 120, max 600)."}},
                     ["command"]), RUNS),
     ToolSpec("view", "Show a text file with line numbers (optionally a [start, end] line "
              "range; end -1 = to the end) or list a directory two levels deep.",
-             schema({"path": string("File or directory, relative to the working directory."),
-                     "view_range": {"type": "array", "items": {"type": "integer"},
+             schema({"path": string("File or directory, relative to the working directory.",
+                                    PATH_LENGTH),
+                     "view_range": {"type": "array", "items": integer("A line."),
+                                    "maxItems": 2,
                                     "description": "[start, end] lines, 1-based."}},
                     ["path"]), READS),
     ToolSpec("create", "Create or overwrite a file with the given content.",
-             schema({"path": string("File path."), "file_text": string("Full content.")},
+             schema({"path": string("File path.", PATH_LENGTH),
+                     "file_text": string("Full content.", FILE_TEXT)},
                     ["path", "file_text"]), WRITES),
     ToolSpec("str_replace", "Replace the one exact occurrence of old_str in a file with "
              "new_str (old_str must match exactly, whitespace included, and be unique).",
-             schema({"path": string("File path."), "old_str": string("Exact text to replace."),
-                     "new_str": string("Replacement (empty to delete).")},
+             schema({"path": string("File path.", PATH_LENGTH),
+                     "old_str": string("Exact text to replace.", FILE_TEXT),
+                     "new_str": string("Replacement (empty to delete).", FILE_TEXT)},
                     ["path", "old_str"]), EDITS),
     ToolSpec("insert", "Insert text after the given line of a file (0 = at the top).",
-             schema({"path": string("File path."), "insert_line": integer("Line number."),
-                     "insert_text": string("Text to insert.")},
+             schema({"path": string("File path.", PATH_LENGTH),
+                     "insert_line": integer("Line number.", 0),
+                     "insert_text": string("Text to insert.", FILE_TEXT)},
                     ["path", "insert_line", "insert_text"]), ADDS),
     ToolSpec("browser_navigate", "Open a URL in the browser's current tab.",
-             schema({"url": string("The URL.")}, ["url"]), ACTS),
+             schema({"url": string("The URL.", 2 * PATH_LENGTH)}, ["url"]), ACTS),
     ToolSpec("browser_snapshot", "The page (and its frames) as an accessibility outline; "
              "elements you can act on carry refs.", schema({}), LOOKS),
     ToolSpec("browser_click", "Click an element.",
              schema({"ref": REF, "double": {"type": "boolean"}}, ["ref"]), ACTS),
     ToolSpec("browser_type", "Type text into a field (replacing its content); submit=true "
              "presses Enter after; slowly=true types key by key.",
-             schema({"ref": REF, "text": string("Text."), "submit": {"type": "boolean"},
+             schema({"ref": REF, "text": string("Text.", 20_000),
+                     "submit": {"type": "boolean"},
                      "slowly": {"type": "boolean"}}, ["ref", "text"]), ACTS),
     ToolSpec("browser_fill_form", "Fill several fields at once: text fields, selects "
              "(value or label) and checkboxes (true/false).",
-             schema({"fields": {"type": "array", "items": {
+             schema({"fields": {"type": "array", "maxItems": MANY, "items": {
                  "type": "object", "properties": {"ref": REF, "value": {
                      "type": ["string", "boolean", "number"],
                      "description": "Text, an option's value or label, or true/false."}},
                  "required": ["ref", "value"], "additionalProperties": False}}},
                     ["fields"]), ACTS),
     ToolSpec("browser_select_option", "Choose option(s) of a select element.",
-             schema({"ref": REF, "values": {"type": "array", "items": {"type": "string"}}},
+             schema({"ref": REF, "values": {"type": "array", "maxItems": MANY,
+                                            "items": string("A value or label.")}},
                     ["ref", "values"]), ACTS),
     ToolSpec("browser_press_key", "Press a key (Enter, Tab, Escape, ArrowDown, a, ...).",
-             schema({"key": string("Key name.")}, ["key"]), ACTS),
+             schema({"key": string("Key name.", 100)}, ["key"]), ACTS),
     ToolSpec("browser_take_screenshot", "A PNG screenshot of the current tab.",
              schema({"full_page": {"type": "boolean"}}), LOOKS),
     ToolSpec("browser_console_messages", "The browser console log (latest 100).",
@@ -90,20 +105,21 @@ SPECS = [
              LOOKS),
     ToolSpec("browser_tabs", "List, open (optionally at url), select or close tabs.",
              schema({"action": {"type": "string", "enum": ["list", "new", "select", "close"]},
-                     "index": integer("1-based tab index for select/close."),
-                     "url": string("URL for a new tab.")}, ["action"]), ACTS),
+                     "index": integer("1-based tab index for select/close.", 1, 1000),
+                     "url": string("URL for a new tab.", 2 * PATH_LENGTH)}, ["action"]), ACTS),
     ToolSpec("browser_wait_for", "Wait until text appears or disappears (any frame), or "
              "for a number of seconds.",
              schema({"text": string("Text to wait for."),
                      "text_gone": string("Text to wait to disappear."),
-                     "seconds": {"type": "number"}}), LOOKS),
+                     "seconds": number("Seconds to wait (at most 120).", 0, 120)}), LOOKS),
     ToolSpec("search_stripe_documentation", "Search Stripe's documentation (API reference, "
              "guides, upgrade notes). Returns ranked passages with their doc ids.",
              schema({"query": string("What to look for."),
-                     "limit": integer("Number of results (default 5).")}, ["query"]), READS),
+                     "limit": integer("Number of results (default 5).", 1, 20)}, ["query"]),
+             READS),
     ToolSpec("submit", "Declare the task finished. Call it once, when you are done; "
              "optionally with a short summary of what you did.",
-             schema({"summary": string("What you did.")}), ADDS),
+             schema({"summary": string("What you did.", 20_000)}), ADDS),
 ]
 SPEC_BY_NAME = {s.name: s for s in SPECS}
 FILE_TOOLS = {"view", "create", "str_replace", "insert"}
@@ -154,9 +170,11 @@ class Toolbox:
             result = self._dispatch(name, args)
         except ArgumentError as exc:
             result = ToolResult(f"Error: {exc}", is_error=True)
-        except (SandboxError, KeyError, ValueError, TypeError) as exc:
+        except (SandboxError, KeyError, ValueError, TypeError, OverflowError) as exc:
             missing = f"missing argument {exc}" if isinstance(exc, KeyError) else str(exc)
             result = ToolResult(f"Error: {missing}", is_error=True)
+        if len(result.text) > RESULT_TEXT_LIMIT:
+            result.text = clip(result.text, RESULT_TEXT_LIMIT)
         images = [p for p in (self.transcript.save_image(png) for png in result.images) if p]
         self.transcript.add("tool_result", id=call_id, name=name, is_error=result.is_error,
                             text=clip(result.text), images=images,
