@@ -78,6 +78,7 @@ def pay_checkout_page(page: Any) -> None:
 def probe_subscribe(app: str) -> str:
     """A fresh customer subscribes to Base through the restarted app and pays what it
     asks, through at most four Checkout pages; their email."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     email = f"probe.{int(time.time() * 1000) % 10**9}@example.com"
@@ -93,23 +94,28 @@ def probe_subscribe(app: str) -> str:
             page.locator("input[name=email]").fill(email)
             page.locator("input[name=password]").fill("probe-password-1")
             page.get_by_role("button", name="Sign up").click()
+            page.wait_for_url(lambda url: "/sign-up" not in url)
             paid: set[str] = set()
             while len(paid) < 4 and time.monotonic() < deadline:
-                page.wait_for_load_state("load")
+                try:  # the next Checkout page, or the dashboard
+                    page.wait_for_url(lambda url: ("/c/pay/cs_" in url and url not in paid)
+                                      or url.rstrip("/").endswith("/dashboard"))
+                except PlaywrightTimeout:
+                    pass
                 if "/c/pay/cs_" in page.url and page.url not in paid:
-                    paid.add(page.url)
+                    here = page.url
+                    paid.add(here)
                     pay_checkout_page(page)
-                    page.wait_for_url(lambda url, here=page.url: url != here)
+                    page.wait_for_url(lambda url, here=here: url != here)
                     continue
-                if page.url.startswith(app):
-                    onward = page.locator("a, button").filter(
-                        has_text=re.compile(r"\bpay\b|second half|remaining", re.I))
-                    if onward.count():
-                        onward.first.click()
-                        page.wait_for_load_state("load")
-                        continue
+                if not page.url.startswith(app):
                     break
-                page.wait_for_timeout(500)
+                page.wait_for_load_state("load")
+                onward = page.locator("a, button").filter(
+                    has_text=re.compile(r"\bpay\b|second half|remaining", re.I))
+                if not onward.count():
+                    break
+                onward.first.click()
         finally:
             browser.close()
     return email
