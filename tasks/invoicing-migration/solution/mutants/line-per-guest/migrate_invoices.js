@@ -68,10 +68,11 @@ async function invoiceBooking(booking, price) {
   }
   if (invoice.status === 'draft') {
     if (invoice.lines.data.length === 0) {
-      await stripe.invoiceItems.create({customer: customerId, invoice: invoice.id,
-        price_data: {currency: booking.currency, product: booking.product_id,
-          unit_amount: booking.amount}, quantity: 1},
-      {idempotencyKey: `item-${booking.id}`});
+      for (let guest = 1; guest <= booking.guests; guest += 1) {  // a line per guest
+        await stripe.invoiceItems.create({customer: customerId, invoice: invoice.id,
+          pricing: {price: price.id}, quantity: 1},
+        {idempotencyKey: `item-${booking.id}-${guest}`});
+      }
     }
     invoice = await stripe.invoices.finalizeInvoice(invoice.id, {auto_advance: false});
   }
