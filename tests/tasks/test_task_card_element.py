@@ -1,5 +1,8 @@
-"""card-element-to-checkout: the starter shop pays with the Card Element, the oracle
-migrates it and buys through embedded Checkout in Chromium (1.0), noop scores 0."""
+"""card-element-to-checkout: the starter shop pays with the Card Element; the grader is
+proven requirement by requirement (tests/requirements.toml: the oracle 1.0, noop 0.0,
+each mutant loses its requirement's checks only, each alternative 1.0, one test per
+variant, all on the module's one harness emulator); red teams that are no single
+requirement's mutant stay as tests."""
 
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ import stripe
 from conftest import free_port, load_module
 from paths import REPO
 from stripebench.harness.fixtures import seed
+from stripebench.harness.proof.prove import prove_task, prove_variant, static_proof, variant_labels
 from stripebench.harness.task import load_task
 
 TASK = REPO / "tasks" / "card-element-to-checkout"
@@ -127,30 +131,9 @@ def test_starter_shop_pays_with_the_card_element(trial: dict[str, Any]) -> None:
                                                        (3480, "requires_payment_method")]
 
 
-def test_noop_scores_zero(trial: dict[str, Any]) -> None:
-    with shop(trial) as origin:
-        reward = grade(trial, origin)
-    assert reward["total"] == 0.0
-    assert reward["subscores"] == {"gate:submitted_session": 0.0}
-
-
 def migrate(trial: dict[str, Any]) -> None:
     """The reference migration (the oracle's code) in the workdir."""
     shutil.copytree(TASK / "solution" / "app", trial["workdir"], dirs_exist_ok=True)
-
-
-def shop_session(origin: str) -> str:
-    """A session the migrated shop makes for a cart of one of each product."""
-    with httpx.Client(base_url=origin) as browser_like:
-        for sku in SKUS:
-            browser_like.post("/cart/add", data={"sku": sku})
-        made = browser_like.post("/create-checkout-session")
-    assert made.status_code == 200, made.text
-    secret: str = made.json()["clientSecret"]
-    return secret.split("_secret_")[0]
-
-
-SKUS = ("MUG-ENAMEL", "POSTER-MAP", "BEANIE-WOOL")
 
 
 def submit(trial: dict[str, Any], session_id: str) -> None:
@@ -168,23 +151,6 @@ def test_a_fifo_for_a_submission_scores_zero(trial: dict[str, Any]) -> None:
         reward = grade(trial, origin)
     assert reward["total"] == 0.0
     assert "not a regular file" in reward["messages"]["gate:submitted_session"]
-
-def test_an_unpaid_session_scores_part(trial: dict[str, Any]) -> None:
-    """The migrated shop, and a session it made that was never paid: the integration
-    checks pass, the purchase checks do not."""
-    migrate(trial)
-    with shop(trial) as origin:
-        submit(trial, shop_session(origin))
-        reward = grade(trial, origin)
-    scores = reward["subscores"]
-    for name in ("shop_creates_session", "embedded_ui_mode", "payment_mode",
-                 "shop_session_setup", "submitted_from_shop", "every_product",
-                 "adjustable_quantities", "card_element_removed", "app_pages"):
-        assert scores[name] == 1.0, name
-    for name in ("paid", "promotion_code", "shipping", "order_recorded"):
-        assert scores[name] == 0.0, name
-    assert 0.4 < reward["total"] < 0.8
-
 
 def pay_by_hand(trial: dict[str, Any], mode: str = "embedded_page") -> str:
     """Red team: a Checkout Session made through the API (not by the shop) with every
@@ -292,35 +258,10 @@ def test_a_session_paid_by_hand_beside_the_migrated_shop_is_not_the_purchase(
         by_hand = grade(trial, origin)
     for result in (reward, by_hand):
         scores = result["subscores"]
-        assert scores["shop_creates_session"] == scores["shop_session_setup"] == 1.0
+        assert scores["shop_creates_session"] == scores["line_items_from_prices"] == 1.0
         assert scores["submitted_from_shop"] == scores["paid"] == 0.0
-        assert scores["promotion_code"] == scores["every_product"] == 0.0
+        assert scores["trail10_applied"] == scores["every_product"] == 0.0
         assert result["total"] < 0.5
-
-
-def test_proven_under_the_harness(tmp_path: Path) -> None:
-    """The real trial loop (sandbox, the shop as a service, restart, hidden grader): the
-    oracle migrates the shop and buys one of each product with TRAIL10 in Chromium
-    (every check passes: 1.0), noop scores 0.0."""
-    from stripebench.harness.agents.simple import NoopAgent, OracleAgent
-    from stripebench.harness.emulator import Emulator
-    from stripebench.harness.trial import TrialConfig, run_trial
-
-    task = load_task(TASK)
-    server = Emulator.start()
-    try:
-        records = {}
-        for name, agent in [("oracle", OracleAgent()), ("noop", NoopAgent())]:
-            record = run_trial(task, 0, tmp_path / name, agent, server,
-                               TrialConfig("proof", name, None))
-            assert record["status"] == "completed", record["error"]
-            records[name] = record
-    finally:
-        server.stop()
-    oracle, noop = records["oracle"], records["noop"]
-    assert oracle["reward"] == 1.0 and set(oracle["subscores"].values()) == {1.0}
-    assert "submission/checkout_session_id.txt" in oracle["submission"]["added"]
-    assert noop["reward"] == 0.0
 
 
 def test_a_shop_that_hands_out_a_paid_session_does_not_count(trial: dict[str, Any]) -> None:
@@ -355,3 +296,23 @@ def test_a_shop_that_hands_out_a_paid_session_does_not_count(trial: dict[str, An
     assert scores["paid"] == scores["promotion_code"] == 0.0
     assert {k: v for k, v in scores.items() if v} == {"gate:submitted_session": 1.0,
                                                      "app_pages": 1.0}
+
+
+def test_the_requirement_table_and_variants_are_valid() -> None:
+    assert static_proof(load_task(TASK)).problems == []
+
+
+def test_proven_under_the_harness(server: Any, tmp_path: Path) -> None:
+    """The real trial loop (local sandbox, the shop as the task's service, restarted
+    before grading, the grader copied in only then): the oracle migrates the shop and
+    buys one of each product with TRAIL10 in Chromium (every check 1.0, and every check
+    a requirement's), noop 0.0."""
+    proof = prove_task(load_task(TASK), tmp_path, server)
+    assert proof.problems == [] and (proof.oracle, proof.noop) == (1.0, 0.0)
+
+
+@pytest.mark.parametrize("label", variant_labels(TASK))
+def test_variant(label: str, server: Any, tmp_path: Path) -> None:
+    """Each mutant loses exactly its requirement's checks; each alternative scores 1.0."""
+    verdict = prove_variant(load_task(TASK), label, tmp_path, server)
+    assert verdict.ok, verdict.message

@@ -1,12 +1,13 @@
 """invoicing-migration: the tour company of bookings-migration (Express + SQLite, now
 stripe-node 18.5.0 on 2025-08-27.basil) backs every booking with a Stripe Invoice: the
 catalog inferred from the booking history, an invoice per booking (paid by its own
-PaymentIntent through the InvoicePayments API, paid out of band, or open), and purchases
-through invoices. Proven under the harness: oracle 1.0, noop 0.0, the catalog and the
-online bookings' invoices alone 20/54, and red-team trials where each corner cut costs
-exactly its checks: charging the online bookings again instead of attaching their
-payments, leaving a declined purchase's invoice open, purchases whose invoices are marked
-paid out of band beside a bare PaymentIntent, and a server that never answers."""
+PaymentIntent through the InvoicePayments API, paid out of band, or open), the
+migration as `npm run migrate` (which the grader runs twice more), and purchases through
+invoices. Proven requirement by requirement (tests/requirements.toml): the oracle 1.0,
+noop 0.0, each mutant loses its requirement's checks only (charging the online bookings
+again, a declined purchase's invoice left open, purchases beside a bare PaymentIntent,
+invoices created again on a second run, ...), each alternative 1.0; a server that never
+answers costs the purchases only, in bounded time."""
 
 from __future__ import annotations
 
@@ -17,18 +18,17 @@ from typing import Any
 
 import pytest
 
-from conftest import load_module, proof_trial
+from conftest import proof_trial
 from paths import REPO
 from stripebench.grading import objects_of
 from stripebench.harness.agents.simple import ScriptedAgent
-from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
-from stripebench.harness.sandbox import bwrap_available, npm_cache
+from stripebench.harness.proof.prove import prove_task, prove_variant, static_proof, variant_labels
+from stripebench.harness.sandbox import npm_cache
 from stripebench.harness.task import load_task
 
 TASK = REPO / "tasks" / "invoicing-migration"
-make_partial = load_module(TASK / "solution" / "make_partial.py", "invoicing_migration_partial")
-TOTAL_WEIGHT = 18
+TOTAL_WEIGHT = 21
 
 pytestmark = [
     pytest.mark.skipif(npm_cache() is None or not any((npm_cache() or Path()).glob(
@@ -48,48 +48,26 @@ def messages(tmp_path: Path, name: str) -> dict[str, str]:
     return reward["messages"]
 
 
-def test_tasks_check_proves_oracle_and_noop(tmp_path: Path) -> None:
-    lines: list[str] = []
-    assert check_tasks([load_task(TASK)], tmp_path, echo=lines.append) == [], lines
-    assert lines == ["ok   invoicing-migration: oracle 1.0, noop 0.0"]
-    oracle = json.loads(next((tmp_path / "oracle").rglob("result.json")).read_text())
-    assert set(oracle["subscores"].values()) == {1.0}
-    assert len(oracle["subscores"]) == 12
-    noop = json.loads(next((tmp_path / "noop").rglob("result.json")).read_text())
-    assert noop["subscores"].pop("gate:stack_kept") == 1.0
-    assert set(noop["subscores"].values()) == {0.0}
-    # the migration paid the history without charging anyone: the only succeeded
-    # PaymentIntents when the oracle stopped are the four seeded ones
+def test_the_requirement_table_and_variants_are_valid() -> None:
+    assert static_proof(load_task(TASK)).problems == []
+
+
+def test_proven_under_the_harness(server: Emulator, tmp_path: Path) -> None:
+    """Oracle 1.0 (every check a requirement's), noop 0.0; the migration paid the
+    history without charging anyone: the only succeeded PaymentIntents when the oracle
+    stopped are the four seeded ones."""
+    proof = prove_task(load_task(TASK), tmp_path, server)
+    assert proof.problems == [] and (proof.oracle, proof.noop) == (1.0, 0.0)
     final = json.loads(next((tmp_path / "oracle").rglob("stripe_final.json")).read_text())
     assert len([p for p in objects_of(final, "payment_intent")
                 if p["status"] == "succeeded"]) == 4
 
 
-def test_scripted_replay_is_fresh() -> None:
-    replay = json.loads((TASK / "solution" / "scripted_partial.json").read_text())
-    assert replay == make_partial.replay(), "scripted_partial.json is stale: run make_partial"
-
-
-def test_catalog_and_online_invoices_score_their_share(server: Emulator,
-                                                        tmp_path: Path) -> None:
-    """The catalog and the four online bookings' invoices (of twelve), no purchases:
-    20/54, in bubblewrap when it runs here (stripe 18 and better-sqlite3 from the npm
-    cache, no network)."""
-    sandbox = "bwrap" if bwrap_available() else "local"
-    record = trial(server, tmp_path, "partial",
-                   ScriptedAgent(TASK / "solution" / "scripted_partial.json"), sandbox)
-    # the starter's own smoke test ran in the trial: the native module loaded offline
-    transcript = (tmp_path / "partial" / "transcript.jsonl").read_text()
-    assert "smoke ok: stripe " in transcript and "SQLite 3." in transcript
-    assert record["reward"] == pytest.approx(20 / 54, abs=1e-6)
-    scores = record["subscores"]
-    assert {k: scores[k] for k in ("products_created", "prices_inferred",
-                                   "no_invented_prices")} == dict.fromkeys(
-        ("products_created", "prices_inferred", "no_invented_prices"), 1.0)
-    for name in ("booking_invoices", "invoice_states", "invoice_ids_written",
-                 "refunded_not_invoiced"):
-        assert scores[name] == pytest.approx(4 / 12), name
-    assert "no invoice_id" in messages(tmp_path, "partial")["purchase_invoiced"]
+@pytest.mark.parametrize("label", variant_labels(TASK))
+def test_variant(label: str, server: Emulator, tmp_path: Path) -> None:
+    """Each mutant loses exactly its requirement's checks; each alternative scores 1.0."""
+    verdict = prove_variant(load_task(TASK), label, tmp_path, server)
+    assert verdict.ok, verdict.message
 
 
 def oracle_files() -> tuple[str, str]:
@@ -108,86 +86,20 @@ def replay(server_js: str, migrate_js: str) -> list[dict[str, Any]]:
     return [{"tool": "bash", "args": {"command":
              f"cat > server.js <<'JSEOF'\n{server_js}JSEOF\n"
              f"cat > migrate_invoices.js <<'JSEOF'\n{migrate_js}JSEOF\n"
-             "bash install.sh\nnode migrate_invoices.js\n"}}]
-
-
-def test_red_team_charging_again_and_an_open_invoice_left(server: Emulator,
-                                                          tmp_path: Path) -> None:
-    """The reference, with two corners cut: the online bookings' invoices are paid by
-    charging the customer's card again instead of attaching the PaymentIntent that paid
-    them (their three invoice states fail), and a declined purchase's invoice stays
-    open (`decline` fails): 18 - 3/4 - 1 of 18."""
-    server_js, migrate_js = oracle_files()
-    migrate_js = edited(migrate_js, (
-        "? await stripe.invoices.attachPayment(invoice.id,\n"
-        "        {payment_intent: booking.payment_intent})",
-        "? await stripe.invoices.pay(invoice.id, {payment_method: 'pm_card_visa'})"))
-    server_js = edited(server_js, ("    await stripe.invoices.voidInvoice(invoice.id);\n", ""))
-    record = trial(server, tmp_path, "sloppy", ScriptedAgent(replay(server_js, migrate_js)))
-    scores = record["subscores"]
-    assert scores["invoice_states"] == pytest.approx(9 / 12)
-    assert {k for k, v in scores.items() if v < 1.0} == {"invoice_states", "decline"}
-    assert scores["decline"] == 0.0
-    assert record["reward"] == pytest.approx((TOTAL_WEIGHT - 0.75 - 1) / TOTAL_WEIGHT,
-                                             abs=1e-6)
-    said = messages(tmp_path, "sloppy")
-    assert "B-1001" in said["invoice_states"] and "P-20" not in said["invoice_states"]
-    assert "open invoices went from" in said["decline"]
-
-
-# Purchases charged with a bare PaymentIntent (the starter's), then "backed" by an
-# invoice created afterwards and marked paid out of band: the invoice says paid, but no
-# PaymentIntent pays it.
-FAKE_BACKING = """
-async function backWithInvoice(row, stripeId, priceId) {
-  const draft = await stripe.invoices.create({customer: stripeId, currency: row.currency,
-    collection_method: 'send_invoice', days_until_due: 30, auto_advance: false,
-    pending_invoice_items_behavior: 'exclude', metadata: {booking_id: row.id}});
-  await stripe.invoiceItems.create({customer: stripeId, invoice: draft.id,
-    pricing: {price: priceId}, quantity: row.guests});
-  let invoice = await stripe.invoices.finalizeInvoice(draft.id, {auto_advance: false});
-  if (row.status === 'complete') {
-    invoice = await stripe.invoices.pay(invoice.id, {paid_out_of_band: true});
-  }
-  db.prepare('UPDATE bookings SET invoice_id = ? WHERE id = ?').run(invoice.id, row.id);
-}
-
-app.post('/api/purchase',"""
-
-
-def test_red_team_invoices_paid_out_of_band_beside_a_charge(server: Emulator,
-                                                            tmp_path: Path) -> None:
-    """The reference migration; purchases charge a bare PaymentIntent and then mark an
-    invoice paid out of band. Every invoice check of the history passes, and amount 0
-    (an open invoice, the card saved) too; the three purchases fail (no payment pays
-    their invoices) and with them the decline and amount checks: 13/18."""
-    starter = (TASK / "environment" / "server.js").read_text()
-    server_js = edited(
-        starter,
-        ("app.post('/api/purchase',", FAKE_BACKING.lstrip()),
-        ("  res.status(201).json({booking: view(row, row)});",
-         "  await backWithInvoice(row, stripeId, price.id);\n"
-         "  res.status(201).json({booking: view(row, row)});"))
-    record = trial(server, tmp_path, "fake", ScriptedAgent(replay(server_js,
-                                                                  oracle_files()[1])))
-    scores = record["subscores"]
-    assert {k for k, v in scores.items() if v < 1.0} == {"purchase_invoiced", "decline",
-                                                         "amount_checked"}
-    assert scores["purchase_invoiced"] == 0.0
-    assert record["reward"] == pytest.approx(13 / TOTAL_WEIGHT, abs=1e-6)
-    assert "0 paid payments" in messages(tmp_path, "fake")["purchase_invoiced"]
+             "npm pkg set scripts.migrate='node migrate_invoices.js'\n"
+             "bash install.sh\nnpm run migrate\n"}}]
 
 
 def test_red_team_a_server_that_never_answers(server: Emulator, tmp_path: Path) -> None:
     """The reference migration, and a server that answers /health but hangs on every
     API request: the grader's bounded waits score the purchases 0 and finish in time,
-    keeping the catalog's and the invoices' 12/18."""
+    keeping the catalog's, the invoices' and the re-run's 15/21."""
     starter = (TASK / "environment" / "server.js").read_text()
     hanging = edited(starter, ("app.get('/health'",
                                "app.use('/api', () => {});  // never answers\n"
                                "app.get('/health'"))
     record = trial(server, tmp_path, "hang",
                    ScriptedAgent(replay(hanging, oracle_files()[1])))
-    assert record["reward"] == pytest.approx(12 / TOTAL_WEIGHT, abs=1e-6)
+    assert record["reward"] == pytest.approx(15 / TOTAL_WEIGHT, abs=1e-6)
     assert "no answer" in messages(tmp_path, "hang")["purchase_invoiced"]
     assert record["grader_seconds"] < 150

@@ -1,11 +1,15 @@
 """card-element-to-checkout grader.
 
-Reads the Checkout Session id the agent submitted and checks, through the API with the
-trial account's key, that it is an embedded, paid, payment-mode session selling every
-product at the catalog's prices with a promotion code applied through
-`discounts[].promotion_code` and shipping collected and charged; then that the shop
-(restarted from the agent's code) still serves its pages, recorded the order in SQLite
-and no longer carries the Card Element. No usable session id: the total is 0.
+First the restarted shop, in Chromium, as a customer uses it: fill two carts with the
+index page's buttons (the one beside each product's name, whatever it says), open
+/checkout with a stand-in Stripe.js that records the client secret the shop hands
+initEmbeddedCheckout, and read those sessions (embedded, payment mode, the cart at the
+lookup keys' Prices, promotion codes, US/CA/GB, $6.00 shipping), the fields /checkout and
+/cart still show, and POST /pay. Then the Checkout Session id the agent submitted: made
+by the shop (its settings), paid, every product, TRAIL10, shipping, adjustable
+quantities; and shop.db: one order for it however often its return page is opened, none
+for the probe's unpaid sessions. No usable session id: the total is 0. The requirement
+each check proves is in requirements.toml beside this file.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any
 SHOP = os.environ.get("SHOP_URL", "http://127.0.0.1:4242")
 LOOKUP_KEYS = ("camp_mug", "map_poster", "wool_beanie")
 PRODUCT_NAMES = ("Enamel Camp Mug", "Trail Map Poster", "Wool Beanie")
+PRODUCT_IDS = ("prod_camp_mug", "prod_map_poster", "prod_wool_beanie")
 PROMOTION_CODES = ("TRAIL10", "WELCOME5")
 SHIPPING_COUNTRIES = {"US", "CA", "GB"}
 FLAT_SHIPPING = 600
@@ -52,28 +57,19 @@ def shipping_details(session: dict[str, Any]) -> dict[str, Any]:
     return collected.get("shipping_details") or session.get("shipping_details") or {}
 
 
-def line_items_ok(items: list[dict[str, Any]], prices: dict[str, dict[str, Any]]) -> bool:
-    by_price = {i["price"]["id"]: i for i in items}
-    return all(p["id"] in by_price and by_price[p["id"]]["quantity"] >= 1
-               for p in prices.values())
+def every_product(items: list[dict[str, Any]]) -> bool:
+    """At least one of each product was bought (whatever Price sold it: which Price the
+    shop uses is checked on its own sessions)."""
+    bought = {str(i["price"]["product"]): i["quantity"] for i in items}
+    return all(bought.get(product, 0) >= 1 for product in PRODUCT_IDS)
 
 
-def amounts_ok(session: dict[str, Any], items: list[dict[str, Any]]) -> bool:
-    for item in items:
-        if item["amount_subtotal"] != item["price"]["unit_amount"] * item["quantity"]:
-            return False
-    details = session["total_details"] or {}
-    subtotal = sum(i["amount_subtotal"] for i in items)
-    return bool(session["amount_subtotal"] == subtotal and session["amount_total"] == (
-        subtotal - details.get("amount_discount", 0) + details.get("amount_shipping", 0)
-        + details.get("amount_tax", 0)))
-
-
-def promotion_ok(session: dict[str, Any]) -> bool:
-    codes = [(d.get("promotion_code") or {}).get("code") for d in session.get("discounts") or []
-             if isinstance(d.get("promotion_code"), dict)]
-    return any(c in PROMOTION_CODES for c in codes) and (
-        (session["total_details"] or {}).get("amount_discount", 0) > 0)
+def promotion_codes(session: dict[str, Any]) -> list[str]:
+    """The promotion codes the customer entered in Checkout that took money off."""
+    if not (session["total_details"] or {}).get("amount_discount", 0) > 0:
+        return []
+    return [str((d.get("promotion_code") or {}).get("code"))
+            for d in session.get("discounts") or [] if isinstance(d.get("promotion_code"), dict)]
 
 
 def shipping_ok(session: dict[str, Any]) -> bool:
@@ -128,10 +124,46 @@ PROBE_BUDGET = 45.0
 PROBE_CARTS = ([(name, 1) for name in PRODUCT_NAMES], [(PRODUCT_NAMES[0], 2)])
 
 
-def shop_session_secrets() -> list[str]:
+def add_button(page: Any, name: str) -> Any:
+    """The button that adds `name` to the cart, found as a customer finds it: the button
+    beside the product's name (in the nearest element around the name that holds one),
+    whatever the button says or is called."""
+    named = page.get_by_text(name).first
+    around = named.locator("xpath=ancestor-or-self::*[self::button or .//button"
+                           " or .//input[@type='submit']][1]")
+    if around.evaluate("e => e.tagName") == "BUTTON":
+        return around
+    buttons = around.locator("button, input[type=submit]")
+    if buttons.count() > 1:
+        buttons = buttons.filter(has_text=re.compile(r"add|cart|buy", re.I))
+    return buttons.first
+
+
+# What the shop's own discount and shipping forms asked for, by field name, id, label or
+# placeholder: none of it may be left on /checkout or /cart (Checkout asks for it now).
+OWN_FORM_FIELDS = re.compile(r"discount|promo|coupon|voucher|address|line1|postal|zip|city",
+                             re.I)
+
+
+def own_forms(page: Any) -> list[str]:
+    """The page's own (not Stripe's iframe's) fields that ask for a discount code or a
+    shipping address."""
+    found: list[str] = page.evaluate("""(pattern) => {
+      const re = new RegExp(pattern, "i");
+      return [...document.querySelectorAll("input, select, textarea")]
+        .filter((f) => f.type !== "hidden")
+        .map((f) => [f.name, f.id, f.placeholder, f.getAttribute("aria-label"),
+                     ...[...(f.labels || [])].map((l) => l.innerText)].join(" "))
+        .filter((text) => re.test(text));
+    }""", OWN_FORM_FIELDS.pattern)
+    return found
+
+
+def shop_session_secrets(forms: list[list[str]], mounted_card: list[bool]) -> list[str]:
     """For each probe cart, in a fresh browser context: fill the restarted shop's cart
     with the index page's add buttons, open /checkout and take the client secret the
-    shop's code gives initEmbeddedCheckout."""
+    shop's code gives initEmbeddedCheckout (and, into `forms`, the discount and shipping
+    fields /checkout and /cart still show)."""
     from playwright.sync_api import sync_playwright
 
     secrets = []
@@ -158,8 +190,7 @@ def shop_session_secrets() -> list[str]:
                         page.set_default_timeout(budget_ms())
                         page.goto(SHOP + "/")
                         page.set_default_timeout(budget_ms())
-                        page.get_by_role("button", name=re.compile(
-                            rf"add {re.escape(name)}|{re.escape(name)}.*add", re.I)).first.click()
+                        add_button(page, name).click()
                         page.wait_for_load_state("networkidle")
                 page.set_default_timeout(budget_ms())
                 page.goto(SHOP + "/checkout")
@@ -167,6 +198,11 @@ def shop_session_secrets() -> list[str]:
                                        " || window.__gradedCardElement === true",
                                        timeout=budget_ms())
                 secret = page.evaluate("window.__gradedClientSecret")
+                mounted_card.append(bool(page.evaluate("window.__gradedCardElement === true")))
+                forms.append(own_forms(page))
+                page.set_default_timeout(budget_ms())
+                page.goto(SHOP + "/cart")
+                forms.append(own_forms(page))
                 context.close()
                 if not isinstance(secret, str) or "_secret_" not in secret:
                     raise ValueError("/checkout gave initEmbeddedCheckout no client secret: "
@@ -200,21 +236,15 @@ def settings(session: dict[str, Any]) -> dict[str, Any]:
             "return_path": urllib.parse.urlsplit(url.split("?")[0]).path}
 
 
-def shop_setup_ok(session: dict[str, Any], items: list[dict[str, Any]],
-                  prices: dict[str, dict[str, Any]], other_items: list[dict[str, Any]]
-                  ) -> float:
-    """The shop's sessions for the probe carts: each cart's prices and quantities,
-    customers may enter promotion codes, shipping address in US/CA/GB, the $6.00
-    shipping option."""
+def carts_ok(items: list[dict[str, Any]], prices: dict[str, dict[str, Any]],
+             other_items: list[dict[str, Any]]) -> bool:
+    """The shop's sessions sell their probe carts at the Prices the lookup keys name:
+    one of each product, then two mugs."""
     def cart(found: list[dict[str, Any]]) -> list[tuple[str, int]]:
         return sorted((i["price"]["id"], i["quantity"]) for i in found)
 
-    parts = [cart(items) == sorted((p["id"], 1) for p in prices.values())
-             and cart(other_items) == [(prices[LOOKUP_KEYS[0]]["id"], 2)],
-             bool(session.get("allow_promotion_codes")),
-             set(settings(session)["countries"]) == SHIPPING_COUNTRIES,
-             FLAT_SHIPPING in settings(session)["shipping_options"]]
-    return sum(parts) / len(parts)
+    return (len(prices) == 3 and cart(items) == sorted((p["id"], 1) for p in prices.values())
+            and cart(other_items) == [(prices[LOOKUP_KEYS[0]]["id"], 2)])
 
 
 def get(path: str) -> tuple[int, str]:
@@ -232,27 +262,68 @@ def app_pages() -> bool:
     return get("/cart")[0] == 200 and get("/checkout")[0] < 500
 
 
-def order_recorded(workdir: Path, session: dict[str, Any]) -> bool:
+def order_rows(workdir: Path, reference: str) -> int:
     conn = sqlite3.connect(f"file:{regular_file(workdir / 'shop.db', 200_000_000)}?mode=ro",
                            uri=True)
     try:
-        refs = {r[0] for r in conn.execute("SELECT stripe_reference FROM orders")}
+        return int(conn.execute("SELECT count(*) FROM orders WHERE stripe_reference = ?",
+                                (reference,)).fetchone()[0])
     finally:
         conn.close()
-    return session["id"] in refs
 
 
-def card_element_removed(workdir: Path) -> bool:
-    # The shop's own code only: not hidden folders (the harness puts this grader in
-    # .stripebench/), virtualenvs or node_modules.
+def return_path(session: dict[str, Any], session_id: str) -> str | None:
+    """Where Checkout sends the customer back for `session_id`, on the restarted shop
+    (the session's return URL names the port the shop had when it was made)."""
+    url = session.get("return_url") or session.get("success_url") or ""
+    if "{CHECKOUT_SESSION_ID}" not in url:
+        return None
+    parts = urllib.parse.urlsplit(url.replace("{CHECKOUT_SESSION_ID}", session_id))
+    return parts.path + ("?" + parts.query if parts.query else "")
+
+
+def order_recorded(workdir: Path, session: dict[str, Any], shop: dict[str, Any],
+                   open_ids: list[str]) -> float:
+    """The paid session is one order, however often its return page is opened again;
+    coming back with a session that was never paid (the probe's) records nothing."""
+    for session_id in [session["id"], session["id"], *open_ids]:
+        path = return_path(shop, session_id)
+        if path is not None:
+            get(path)
+    parts = [order_rows(workdir, session["id"]) == 1,
+             all(order_rows(workdir, i) == 0 for i in open_ids)]
+    return sum(parts) / len(parts)
+
+
+def card_element_removed(workdir: Path, mounted_card: bool) -> bool:
+    """No Card Element in the shop's code (not hidden folders, where the harness puts
+    this grader, virtualenvs or node_modules), and none mounted on the probe's pages."""
     code = "\n".join(p.read_text(errors="replace") for p in workdir.rglob("*")
                      if p.suffix in (".py", ".js", ".html") and p.is_file()
                      and p.stat().st_size < 2_000_000
                      and not any(part.startswith(".") or part in ("node_modules", "venv")
                                  for part in p.relative_to(workdir).parts))
-    legacy = [r"""elements\.create\(\s*['"]card['"]""", r"PaymentIntent\.create",
-              r"confirmation_method", r"""['"]/pay['"]"""]
-    return "initEmbeddedCheckout" in code and not any(re.search(p, code) for p in legacy)
+    return not mounted_card and not re.search(r"""\.create\(\s*['"]card['"]""", code)
+
+
+def forms_removed(forms: list[list[str]]) -> bool:
+    """/checkout and /cart (both probe carts) ask for no discount code or address."""
+    found = sorted({field for page_fields in forms for field in page_fields})
+    if len(forms) != 4 or found:
+        raise ValueError(f"the shop's own forms still ask for: {found}")
+    return True
+
+
+def post(path: str) -> int:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(
+                SHOP + path, data=b"{}", method="POST",
+                headers={"Content-Type": "application/json"}), timeout=8) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+    except OSError:
+        return 0
 
 
 def main() -> None:
@@ -282,9 +353,15 @@ def main() -> None:
     prices = {p.lookup_key: p.to_dict() for p in client.v1.prices.list(
         {"lookup_keys": list(LOOKUP_KEYS), "limit": 10}).data}
 
+    forms: list[list[str]] = []
+    probed: list[str] = []
+    mounted_card: list[bool] = []
+
     def probe() -> bool:
-        ids = [secret.split("_secret_")[0] for secret in shop_session_secrets()]
+        ids = [secret.split("_secret_")[0] for secret in shop_session_secrets(forms,
+                                                                            mounted_card)]
         fresh_sessions(ids)
+        probed.extend(ids)
         shop.update(client.v1.checkout.sessions.retrieve(ids[0]).to_dict())
         shop["_items"] = line_items(ids[0])
         shop["_other_items"] = line_items(ids[1])
@@ -295,9 +372,15 @@ def main() -> None:
     grader.check("embedded_ui_mode", 1, lambda: made and shop.get("ui_mode")
                  in ("embedded", "embedded_page"))
     grader.check("payment_mode", 1, lambda: made and shop.get("mode") == "payment")
-    grader.check("shop_session_setup", 2,
-                 lambda: shop_setup_ok(shop, shop["_items"], prices, shop["_other_items"])
-                 if made else 0)
+    grader.check("line_items_from_prices", 2, lambda: made and carts_ok(
+        shop["_items"], prices, shop["_other_items"]))
+    # What Stripe handles now: on the shop's sessions, and in the purchase.
+    grader.check("promotion_codes_allowed", 1,
+                 lambda: made and bool(shop.get("allow_promotion_codes")))
+    grader.check("shipping_countries", 1,
+                 lambda: made and set(settings(shop)["countries"]) == SHIPPING_COUNTRIES)
+    grader.check("shipping_rate", 1,
+                 lambda: made and FLAT_SHIPPING in settings(shop)["shipping_options"])
     # The purchase counts only through a session the shop makes.
     same = bool(made) and settings(session) == settings(shop)
     if made and not same:
@@ -306,15 +389,19 @@ def main() -> None:
     grader.check("submitted_from_shop", 1, same)
     grader.check("paid", 2, lambda: same and session.get("status") == "complete"
                  and session.get("payment_status") == "paid")
-    grader.check("every_product", 2, lambda: same and len(prices) == 3
-                 and line_items_ok(items, prices))
-    grader.check("amounts_consistent", 1, lambda: same and amounts_ok(session, items))
-    grader.check("promotion_code", 2, lambda: same and promotion_ok(session))
+    grader.check("every_product", 2, lambda: same and every_product(items))
+    grader.check("trail10_applied", 1, lambda: same and "TRAIL10" in promotion_codes(session))
+    grader.check("promotion_code", 1, lambda: same and any(
+        code in PROMOTION_CODES for code in promotion_codes(session)))
     grader.check("shipping", 1, lambda: same and shipping_ok(session))
     grader.check("adjustable_quantities", 1, lambda: same and adjustable(session["id"]))
-    grader.check("order_recorded", 1, lambda: same and order_recorded(work, session))
-    # Taking the Card Element out counts once embedded Checkout took its place.
-    grader.check("card_element_removed", 1, lambda: made and card_element_removed(work))
+    grader.check("order_recorded", 2,
+                 lambda: order_recorded(work, session, shop, probed) if same else 0)
+    # Taking the old checkout out counts once embedded Checkout took its place.
+    grader.check("card_element_removed", 1,
+                 lambda: made and card_element_removed(work, any(mounted_card)))
+    grader.check("pay_endpoint_removed", 1, lambda: made and post("/pay") in (404, 405))
+    grader.check("own_forms_removed", 1, lambda: made and forms_removed(forms))
     grader.check("app_pages", 1, app_pages)
     print(json.dumps({"session": session["id"], "line_items": len(items),
                       "shop_session": shop.get("id")}))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import time
 import urllib.error
 import urllib.request
@@ -38,13 +39,42 @@ def reach(url: str) -> str:
     return url if ROUTED else CONNECT_JS.sub(f"{API_BASE}/connect-js.stripe.com", url)
 
 
-def http_get(url: str, cookie: str | None = None) -> tuple[int, str]:
-    request = urllib.request.Request(reach(url), headers={"Cookie": cookie} if cookie else {})
+def http(url: str, cookie: str | None = None, method: str = "GET",
+         body: bytes | None = None, content_type: str | None = None) -> tuple[int, str]:
+    headers = {"Cookie": cookie} if cookie else {}
+    if content_type:
+        headers["Content-Type"] = content_type
+    request = urllib.request.Request(reach(url), data=body, method=method, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=8) as response:
             return response.status, response.read(200_000).decode("utf-8", "replace")
     except urllib.error.HTTPError as exc:
-        return exc.code, ""
+        return exc.code, exc.read(200_000).decode("utf-8", "replace")
+    except OSError:
+        return 0, ""
+
+
+def http_get(url: str, cookie: str | None = None) -> tuple[int, str]:
+    return http(url, cookie)
+
+
+def db_account(email: str) -> str:
+    """The groomer's connected account as the platform recorded it (platform.db's
+    groomers.stripe_account_id, which the instruction names)."""
+    from stripebench.grading import workdir
+
+    path = workdir() / "platform.db"
+    if not path.is_file() or path.stat().st_size > 50_000_000:
+        raise ValueError("no usable platform.db")
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    try:
+        row = conn.execute("SELECT stripe_account_id FROM groomers WHERE lower(email) = ?",
+                           (email.lower(),)).fetchone()
+    finally:
+        conn.close()
+    if row is None or not str(row[0]).startswith("acct_"):
+        raise ValueError(f"platform.db has no connected account for {email}")
+    return str(row[0])
 
 
 def expected_payments(client: Any, account: str) -> list[dict[str, Any]]:
@@ -83,8 +113,11 @@ class Visit:
             return
         found = re.search(r"accs_[A-Za-z0-9]+_secret_[A-Za-z0-9]+", body or "")
         if found:
-            self.secret_responses.append({"url": response.url, "method":
-                                          response.request.method, "secret": found.group(0)})
+            request = response.request
+            self.secret_responses.append({
+                "url": response.url, "method": request.method, "secret": found.group(0),
+                "body": request.post_data_buffer,
+                "content_type": request.headers.get("content-type")})
 
     def sign_up(self) -> None:
         page = self.page
@@ -94,12 +127,14 @@ class Visit:
         page.get_by_label("Email").fill(self.email)
         page.get_by_role("button", name="Create my account").click()
         page.wait_for_url(re.compile(r".*/dashboard"), timeout=self.ms())
-        self.account = page.get_by_test_id("stripe-account").inner_text().strip()
-        if not self.account.startswith("acct_"):
-            raise ValueError(f"the dashboard shows no connected account: {self.account!r}")
+        self.account = db_account(self.email)
+
+    def cookie(self) -> str:
+        return "; ".join(f"{c['name']}={c['value']}" for c in self.context.cookies(PLATFORM))
 
     def open_payments(self) -> Any:
-        self.page.get_by_role("link", name="Payments").first.click()
+        self.page.goto(PLATFORM + "/payments", timeout=self.ms())
+        self.navigation = navigation(self.page)
         self.page.wait_for_selector(FRAME, timeout=self.ms())
         frame = self.page.frame_locator(FRAME)
         frame.get_by_test_id("payment-row").first.wait_for(timeout=self.ms())
@@ -111,7 +146,47 @@ class Visit:
         if status != 200:
             raise ValueError(f"the component's session could not be read (HTTP {status})")
         self.session = json.loads(body)
+        self.api = api
         return frame
+
+
+def navigation(page: Any) -> bool:
+    """The Payments page keeps the platform's header and its navigation: the brand, Home,
+    Payments and Log out."""
+    header = page.locator("header")
+    return bool(header.count() and header.first.get_by_role(
+        "link", name="Pawsome Pros").count() and all(
+        header.first.get_by_role("link", name=name).count() for name in ("Home", "Payments"))
+        and header.first.get_by_role("button", name="Log out").count())
+
+
+def replayed_accounts(visits: list[Visit]) -> list[str]:
+    """What the second groomer's secret request gives when sent again, exactly as it
+    was, by nobody (no cookie) and by the first groomer (their cookie): the accounts of
+    any Account Session it hands out, other than the asker's own."""
+    leaks = []
+    first, second = visits
+    request = second.secret_responses[-1]
+    for asker, cookie in ((None, None), (first.account, first.cookie())):
+        status, body = http(request["url"], cookie, request["method"], request["body"],
+                            request["content_type"])
+        found = re.search(r"accs_[A-Za-z0-9]+_secret_[A-Za-z0-9]+", body)
+        if not found:
+            continue
+        status, claimed = http(second.api + "claim", method="POST",
+                               content_type="application/json", body=json.dumps(
+                                   {"client_secret": found.group(0)}).encode())
+        account = json.loads(claimed).get("account") if status == 200 else "unknown"
+        if account != asker:
+            leaks.append(f"{'nobody' if asker is None else 'the first groomer'} got an "
+                         f"Account Session for {account}")
+    return leaks
+
+
+def no_leaks(leaks: list[str]) -> bool:
+    if leaks:
+        raise ValueError("; ".join(leaks))
+    return True
 
 
 def payments_checks(frame: Any, visit: Visit, expected: list[dict[str, Any]]) -> dict[str, Any]:
@@ -145,6 +220,15 @@ def payments_checks(frame: Any, visit: Visit, expected: list[dict[str, Any]]) ->
     return seen
 
 
+def pages_work(visits: list[Visit], dashboards: list[tuple[int, str]]) -> bool:
+    """Each groomer's dashboard answers 200 and shows their connected account."""
+    if len(dashboards) != len(visits) or not all(
+            status == 200 and v.account in body
+            for v, (status, body) in zip(visits, dashboards, strict=True)):
+        raise ValueError(f"dashboards answered {[status for status, _ in dashboards]}")
+    return True
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
@@ -156,7 +240,8 @@ def main() -> None:
     visits: list[Visit] = []
     seen: dict[str, Any] = {}
     expected: list[dict[str, Any]] = []
-    anonymous: tuple[int, str] = (0, "")
+    leaks: list[str] = []
+    dashboards: list[tuple[int, str]] = []
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=[
@@ -172,11 +257,17 @@ def main() -> None:
                     if n == 2:
                         expected.extend(expected_payments(client, visit.account))
                         seen.update(payments_checks(frame, visit, expected))
+                # The first groomer comes back after the second signed up.
+                visits[0].open_payments()
                 return True
 
             grader.gate("signed_up_and_rendered", run)
-            if visits and visits[-1].secret_responses:
-                anonymous = http_get(visits[-1].secret_responses[-1]["url"])
+            if len(visits) == 2 and visits[1].secret_responses and visits[1].session:
+                try:
+                    leaks.extend(replayed_accounts(visits))
+                except Exception as exc:  # noqa: BLE001 - the agent's answers, whatever they are
+                    leaks.append(f"the replay failed: {exc}")
+                dashboards.extend(http(PLATFORM + "/dashboard", v.cookie()) for v in visits)
         finally:
             browser.close()
 
@@ -193,10 +284,12 @@ def main() -> None:
                  lambda: rendered and features.get("dispute_management") is True)
     grader.check("refund_management_off", 2,
                  lambda: rendered and features.get("refund_management") is False)
-    grader.check("own_account_only", 2, lambda: rendered and all(
+    grader.check("session_account", 2, lambda: rendered and all(
         v.session.get("account") == v.account for v in visits)
-        and visits[0].account != visits[1].account
-        and not re.search(r"accs_[A-Za-z0-9]+_secret_", anonymous[1]))
+        and visits[0].account != visits[1].account)
+    grader.check("own_account_only", 2, lambda: rendered and no_leaks(leaks))
+    grader.check("payments_page_navigation", 1,
+                 lambda: rendered and all(v.navigation for v in visits))
     grader.check("component_renders", 2, rendered)
     grader.check("every_payment", 1, lambda: rendered and seen["rows"] == len(expected) > 0)
     emails = sorted((c.get("receipt_email") or "") for c in expected)
@@ -210,10 +303,11 @@ def main() -> None:
                  lambda: rendered and seen.get("drawer") and seen["refund_buttons"] == 0)
     grader.check("dispute_control", 1,
                  lambda: rendered and seen.get("dispute_buttons", 0) > 0)
-    grader.check("pages_still_work", 1, lambda: http_get(PLATFORM + "/")[0] == 200
+    grader.check("pages_still_work", 1, lambda: rendered and pages_work(visits, dashboards)
+                 and http_get(PLATFORM + "/")[0] == 200
                  and "Quickstart" in http_get(PLATFORM + "/")[1])
     print(json.dumps({"accounts": [v.account for v in visits], "seen": seen,
-                      "session": session, "anonymous_status": anonymous[0]}, default=str))
+                      "session": session, "leaks": leaks}, default=str))
     grader.write()
 
 

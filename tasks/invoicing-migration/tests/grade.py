@@ -27,9 +27,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import stat
+import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,8 +40,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import key  # noqa: E402
 
-from stripebench.grading import Grader, fixtures, stripe_client, workdir  # noqa: E402
+from stripebench.grading import Grader, fixtures, objects_of, seed_snapshot, stripe_client, workdir  # noqa: E402, E501
 from stripebench.grading.bounded import Budget  # noqa: E402
+from stripebench.grading.sdk_upgrade.service_copies import harden, kill_strays  # noqa: E402
 
 # The agent's server: each request waits at most 8 s, all of them together 60 s, and a
 # failure is an answer (status 0), never a grader error.
@@ -290,6 +294,8 @@ def purchase_checks(g: Grader, a: Account, db: sqlite3.Connection | None,
             raise ValueError(f"{customer} has no Stripe customer in the table")
         return str(found[0])
 
+    answered: list[bool] = []
+
     def purchase(customer: str, product: str, currency: str, guests: int, card: str,
                  brand: str) -> bool:
         total = key.PRICES[(product, currency)] * guests
@@ -298,6 +304,7 @@ def purchase_checks(g: Grader, a: Account, db: sqlite3.Connection | None,
         booking = answer.get("booking") if isinstance(answer, dict) else None
         if status != 201 or not isinstance(booking, dict):
             raise ValueError(f"got {status} {str(answer)[:300]}")
+        answered.append(True)
         if (booking.get("status"), booking.get("amount"), booking.get("amount_paid")) != \
                 ("complete", total, total):
             raise ValueError(f"the booking answered is {booking}")
@@ -319,8 +326,9 @@ def purchase_checks(g: Grader, a: Account, db: sqlite3.Connection | None,
             raise ValueError(f"PaymentIntent {pi.id}: {got}")
         return True
 
-    ok = check(g, "purchase_invoiced", 3, fraction("purchase_invoiced", [
+    check(g, "purchase_invoiced", 3, fraction("purchase_invoiced", [
         (f"{p[0]} {p[2]}", lambda p=p: purchase(*p)) for p in PURCHASES]))
+    ok = float(bool(answered))
 
     def open_invoices(stripe_id: str) -> list[str]:
         return [i.id for i in a.client.v1.invoices.list(
@@ -371,7 +379,7 @@ def purchase_checks(g: Grader, a: Account, db: sqlite3.Connection | None,
             raise ValueError(f"bookings and open invoices went from {before} to {after}")
         return True
 
-    check(g, "decline", 1, lambda: needs(ok, "purchase") * declined())
+    check(g, "decline", 1, lambda: needs(ok, "purchase answer") * declined())
 
     def amount_checked() -> bool:
         stripe_id = str(a.customers["C-101"])
@@ -385,13 +393,100 @@ def purchase_checks(g: Grader, a: Account, db: sqlite3.Connection | None,
             raise ValueError(f"bookings and open invoices went from {before} to {after}")
         return True
 
-    check(g, "amount_checked", 1, lambda: needs(ok, "purchase") * amount_checked())
+    check(g, "amount_checked", 1, lambda: needs(ok, "purchase answer") * amount_checked())
+
+
+# ---------------------------------------------------------------------------- charges, re-runs
+
+def nobody_charged(a: Account) -> bool:
+    """The migration charged nobody: no charge, and no PaymentIntent that took or holds
+    money, beyond the seeded ones (finalized invoices may carry unpaid intents)."""
+    seeded = {o["id"] for kind in ("payment_intent", "charge")
+              for o in objects_of(seed_snapshot(), kind)}
+    new = [p.id for p in a.client.v1.payment_intents.list(params={"limit": 100})
+           .auto_paging_iter() if p.id not in seeded
+           and p.status in ("succeeded", "processing", "requires_capture")]
+    new += [c.id for c in a.client.v1.charges.list(params={"limit": 100}).auto_paging_iter()
+            if c.id not in seeded]
+    if new:
+        raise ValueError(f"the migration charged: {', '.join(sorted(new)[:6])}")
+    return True
+
+
+def state(a: Account, db: sqlite3.Connection | None) -> dict[str, Any]:
+    """Everything a migration run could create, charge, attach or change."""
+    c = a.client
+
+    def every(listing: Any, fields: Callable[[Any], tuple[Any, ...]]) -> list[Any]:
+        return sorted((fields(o) for o in listing.auto_paging_iter()), key=repr)
+
+    invoices = every(c.v1.invoices.list(params={"limit": 100}), lambda i: (
+        i.id, i.status, i.customer, i.total, i.amount_paid, i.amount_remaining,
+        plain(i.metadata).get("booking_id"), len(a.paid_payments(i.id))))
+    tables = {} if db is None else {
+        name: [tuple(r) for r in db.execute(f"SELECT * FROM {name} ORDER BY id")]
+        for name in ("bookings", "customers")}
+    return {"invoices": invoices, **tables,
+            "invoice_items": every(c.v1.invoice_items.list(params={"limit": 100}),
+                                   lambda i: (i.id, i.invoice, i.quantity)),
+            "products": every(c.v1.products.list(params={"limit": 100}),
+                              lambda p: (p.id, p.name, p.active)),
+            "prices": every(c.v1.prices.list(params={"limit": 100}),
+                            lambda p: (p.id, p.active, p.unit_amount, p.lookup_key)),
+            "customers": every(c.v1.customers.list(params={"limit": 100}), lambda k: (k.id,)),
+            "payment_intents": every(c.v1.payment_intents.list(params={"limit": 100}),
+                                     lambda p: (p.id, p.status, p.amount_received))}
+
+
+def run_migration(work: Path) -> str:
+    """`npm run migrate` as npm runs a script (sh -c, node_modules/.bin first on PATH),
+    in a session of its own, killed whole after 90 s; '' or what went wrong."""
+    scripts = small_json(work / "package.json").get("scripts") or {}
+    script = scripts.get("migrate")
+    if not isinstance(script, str) or not script.strip():
+        return "package.json has no migrate script"
+    env = {**os.environ, "PATH": f"{work / 'node_modules' / '.bin'}:{os.environ['PATH']}",
+           "npm_config_cache": tempfile.mkdtemp(prefix="npm-")}
+    proc = subprocess.Popen(["sh", "-c", script], cwd=work, env=env, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        out, _ = proc.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return "npm run migrate did not finish in 90 s"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # anything it left running
+        except OSError:
+            pass
+    if proc.returncode != 0:
+        return f"npm run migrate exited {proc.returncode}: " + \
+            out.decode("utf-8", "replace")[-400:]
+    return ""
+
+
+def rerun_changes_nothing(work: Path, a: Account, db: sqlite3.Connection | None) -> bool:
+    """Run the migration twice more on the state it left: it must succeed and change
+    nothing in Stripe or in the tables."""
+    before = state(a, db)
+    for n in (1, 2):
+        failed = run_migration(work)
+        if failed:
+            raise ValueError(f"run {n} again: {failed}")
+    after = state(a, db)
+    changed = [k for k in before if before[k] != after[k]]
+    if changed:
+        raise ValueError("running the migration again changed: " + ", ".join(changed))
+    return True
 
 
 SECTIONS = {
     "catalog": {"products_created": 1, "prices_inferred": 2, "no_invented_prices": 1},
     "invoices": {"booking_invoices": 3, "invoice_states": 3, "invoice_ids_written": 1,
                  "refunded_not_invoiced": 1},
+    "charges": {"nobody_charged_again": 1},
+    "rerun": {"rerun_changes_nothing": 2},
     "purchase": {"purchase_invoiced": 3, "pay_later": 1, "decline": 1, "amount_checked": 1},
 }
 
@@ -411,15 +506,22 @@ def section(g: Grader, name: str, run: Callable[[], None]) -> None:
 def main() -> None:
     g = Grader()
     work = workdir()
-    if not g.gate("stack_kept", lambda: stack_kept(work)):
-        g.write()
-        return
+    # A changed stack zeroes the total; the rest is still graded and reported.
+    g.gate("stack_kept", lambda: stack_kept(work))
     db = open_db(work)
     account = Account(stripe_client(), stripe_client(BEFORE_BASIL))
     section(g, "catalog", lambda: catalog_checks(g, account))
     section(g, "invoices", lambda: invoice_checks(g, account, db))
+    section(g, "charges", lambda: check(g, "nobody_charged_again", 1,
+                                        lambda: nobody_charged(account)))
+    # The agent's migration runs beside the grader from here: keep this process off
+    # limits to it, and stop what it leaves behind before the reward is written.
+    harden()
+    section(g, "rerun", lambda: check(g, "rerun_changes_nothing", 2,
+                                      lambda: rerun_changes_nothing(work, account, db)))
     section(g, "purchase", lambda: purchase_checks(g, account, db,
                                                    os.environ["WEB_URL"].rstrip("/")))
+    kill_strays()
     g.write()
 
 

@@ -9,6 +9,7 @@ the completed session's id to WORKDIR/submission/checkout_session_id.txt.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import stripe
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Locator, Page, sync_playwright
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
@@ -35,10 +36,29 @@ def launch_options() -> dict[str, Any]:
 def create_promotion_code() -> None:
     client = stripe.StripeClient(os.environ["STRIPE_SECRET_KEY"],
                                  base_addresses={"api": os.environ["STRIPE_API_BASE"]})
-    coupon = client.v1.coupons.create(params={"percent_off": 20, "duration": "forever",
-                                              "name": "20% off, forever"})
+    coupon = client.v1.coupons.create(params={**plan()["coupon"], "name": "TAKE20"})
     client.v1.promotion_codes.create(params={
         "code": "TAKE20", "promotion": {"type": "coupon", "coupon": coupon.id}})
+
+
+# What the customer does; subscribe.json beside this script may change it (a variant
+# that subscribes differently overlays its own).
+PLAN = {"plan": "Base", "promotion_code": "TAKE20", "coupon": {"percent_off": 20,
+                                                               "duration": "forever"}}
+
+
+def plan() -> dict[str, Any]:
+    overlay = Path(__file__).with_name("subscribe.json")
+    return {**PLAN, **(json.loads(overlay.read_text()) if overlay.is_file() else {})}
+
+
+def subscribe_control(page: Page, name: str) -> Locator:
+    """The Subscribe link or button beside the plan's name."""
+    around = page.get_by_text(name, exact=True).first.locator(
+        "xpath=ancestor-or-self::*[self::a or self::button or .//a or .//button][1]")
+    if around.evaluate("e => ['A', 'BUTTON'].includes(e.tagName)"):
+        return around
+    return around.locator("a, button").filter(has_text=re.compile("subscribe", re.I)).first
 
 
 def subscribe(app: str) -> str:
@@ -51,15 +71,16 @@ def subscribe(app: str) -> str:
         page.on("request", lambda r: returns.append(r.url)
                 if "/api/stripe/checkout?session_id=" in r.url else None)
         page.goto(app + "/pricing")
-        page.get_by_role("link", name="Subscribe to Base").click()
+        wanted = plan()
+        subscribe_control(page, wanted["plan"]).click()
         page.locator("input[name=email]").fill(email)
         page.locator("input[name=password]").fill("launch-day-2026")
         page.get_by_role("button", name="Sign up").click()
-        page.wait_for_url(re.compile(r"/checkout\?priceId="))
-        frame = page.frame_locator("#checkout iframe")
-        frame.locator("#promotion_code").fill("TAKE20")
-        frame.locator("#apply-code").click()
-        frame.locator(".code-chip", has_text="TAKE20").wait_for()
+        frame = page.frame_locator("iframe[src*='/c/embedded/']")
+        if wanted["promotion_code"]:
+            frame.locator("#promotion_code").fill(wanted["promotion_code"])
+            frame.locator("#apply-code").click()
+            frame.locator(".code-chip", has_text=wanted["promotion_code"]).wait_for()
         frame.locator("#card-number").fill("4242 4242 4242 4242")
         frame.locator("#card-expiry").fill("12 / 34")
         frame.locator("#card-cvc").fill("123")
@@ -68,7 +89,7 @@ def subscribe(app: str) -> str:
         frame.locator("#billing-postal_code").fill("94107")
         frame.locator("#submit").click()
         page.wait_for_url(re.compile(r"/dashboard$"))
-        status = page.get_by_test_id("status").inner_text()
+        status = page.locator("body").inner_text()[:200]
         browser.close()
     found = re.search(r"session_id=(cs_[A-Za-z0-9_]+)", returns[-1] if returns else "")
     if not found:

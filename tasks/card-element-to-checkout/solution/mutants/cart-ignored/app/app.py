@@ -1,0 +1,211 @@
+"""Basecamp Goods: a small shop that takes payments with embedded Stripe Checkout."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import stripe
+from flask import Flask, abort, g, jsonify, redirect, render_template, request, session, url_for
+
+HERE = Path(__file__).resolve().parent
+DB_PATH = Path(os.environ.get("SHOP_DB", HERE / "shop.db"))
+SHIPPING_COUNTRIES = {"US": "United States", "CA": "Canada", "GB": "United Kingdom"}
+FLAT_SHIPPING = 600  # cents, every order
+
+stripe.api_key = os.environ.get("STRIPE_SECRET_KEY", "")
+stripe.api_version = "2020-08-27"
+if os.environ.get("STRIPE_API_BASE"):
+    stripe.api_base = os.environ["STRIPE_API_BASE"].rstrip("/")
+
+app = Flask(__name__)
+app.secret_key = os.environ.get("SHOP_SECRET", "basecamp-goods-dev-secret")
+
+
+# ------------------------------------------------------------------ database
+
+def db() -> sqlite3.Connection:
+    if "db" not in g:
+        g.db = sqlite3.connect(DB_PATH)
+        g.db.row_factory = sqlite3.Row
+    return g.db
+
+
+@app.teardown_appcontext
+def close_db(_: object) -> None:
+    conn = g.pop("db", None)
+    if conn is not None:
+        conn.close()
+
+
+def init_db() -> None:
+    conn = sqlite3.connect(DB_PATH)
+    conn.executescript((HERE / "schema.sql").read_text())
+    conn.executescript((HERE / "seed.sql").read_text())
+    conn.commit()
+    conn.close()
+
+
+def products() -> list[sqlite3.Row]:
+    return db().execute("SELECT * FROM products ORDER BY unit_amount").fetchall()
+
+
+# ------------------------------------------------------------------ cart and pricing
+
+def cart() -> dict[str, int]:
+    return session.setdefault("cart", {})
+
+
+def cart_lines() -> list[dict[str, object]]:
+    lines = []
+    for row in products():
+        quantity = cart().get(row["sku"], 0)
+        if quantity > 0:
+            lines.append({"sku": row["sku"], "name": row["name"], "quantity": quantity,
+                          "unit_amount": row["unit_amount"],
+                          "amount": row["unit_amount"] * quantity})
+    return lines
+
+
+def totals() -> dict[str, int]:
+    subtotal = sum(int(line["amount"]) for line in cart_lines())  # type: ignore[call-overload]
+    return {"subtotal": subtotal}
+
+
+@app.template_filter("money")
+def money(cents: int) -> str:
+    return f"${cents / 100:,.2f}"
+
+
+# ------------------------------------------------------------------ pages
+
+@app.get("/")
+def index() -> str:
+    return render_template("index.html", products=products(), cart_count=sum(cart().values()))
+
+
+@app.post("/cart/add")
+def cart_add() -> object:
+    sku = request.form["sku"]
+    if db().execute("SELECT 1 FROM products WHERE sku = ?", (sku,)).fetchone() is None:
+        abort(404)
+    cart()[sku] = cart().get(sku, 0) + max(1, int(request.form.get("quantity", 1)))
+    session.modified = True
+    return redirect(url_for("view_cart"))
+
+
+@app.get("/cart")
+def view_cart() -> str:
+    return render_template("cart.html", lines=cart_lines(), totals=totals())
+
+
+@app.post("/cart/update")
+def cart_update() -> object:
+    for sku in list(cart()):
+        quantity = int(request.form.get(f"quantity_{sku}", cart()[sku]))
+        if quantity <= 0:
+            cart().pop(sku)
+        else:
+            cart()[sku] = quantity
+    session.modified = True
+    return redirect(url_for("view_cart"))
+
+
+@app.get("/checkout")
+def checkout() -> object:
+    if not cart_lines():
+        return redirect(url_for("view_cart"))
+    return render_template("checkout.html",
+                           publishable_key=os.environ.get("STRIPE_PUBLISHABLE_KEY", ""),
+                           stripe_js_url=os.environ.get("STRIPE_JS_URL",
+                                                        "https://js.stripe.com/v3/"))
+
+
+def price_ids(lookup_keys: list[str]) -> dict[str, str]:
+    found = stripe.Price.list(lookup_keys=lookup_keys, active=True, limit=100)
+    return {p.lookup_key: p.id for p in found.data}
+
+
+@app.post("/create-checkout-session")
+def create_checkout_session() -> object:
+    lines = cart_lines()
+    if not lines:
+        return jsonify(error="Your cart is empty."), 400
+    keys = {row["sku"]: row["stripe_lookup_key"] for row in products()}
+    lines = [{"sku": sku} for sku in keys]
+    prices = price_ids(sorted(keys.values()))
+    checkout_session = stripe.checkout.Session.create(
+        mode="payment",
+        ui_mode="embedded",
+        line_items=[{"price": prices[keys[str(line["sku"])]], "quantity": 1,
+                     "adjustable_quantity": {"enabled": True, "minimum": 0, "maximum": 20}}
+                    for line in lines],
+        allow_promotion_codes=True,
+        shipping_address_collection={"allowed_countries": list(SHIPPING_COUNTRIES)},
+        shipping_options=[{"shipping_rate_data": {
+            "display_name": "Standard shipping", "type": "fixed_amount",
+            "fixed_amount": {"amount": FLAT_SHIPPING, "currency": "usd"},
+            "delivery_estimate": {"minimum": {"unit": "business_day", "value": 3},
+                                  "maximum": {"unit": "business_day", "value": 5}}}}],
+        return_url=url_for("checkout_return", _external=True) + "?session_id={CHECKOUT_SESSION_ID}",
+    )
+    return jsonify(clientSecret=checkout_session.client_secret)
+
+
+@app.get("/checkout/return")
+def checkout_return() -> object:
+    session_id = request.args.get("session_id", "")
+    checkout_session = stripe.checkout.Session.retrieve(session_id,
+                                                        expand=["line_items.data.price"])
+    if checkout_session.status != "complete":
+        return redirect(url_for("checkout"))
+    existing = db().execute("SELECT id FROM orders WHERE stripe_reference = ?",
+                            (checkout_session.id,)).fetchone()
+    order_id = existing["id"] if existing else record_order(checkout_session)
+    return render_template("return.html", session_id=checkout_session.id, order_id=order_id)
+
+
+def record_order(checkout_session: stripe.checkout.Session) -> int:
+    data = checkout_session.to_dict()
+    skus = {row["stripe_lookup_key"]: row["sku"] for row in products()}
+    items = [{"sku": skus.get(item["price"]["lookup_key"], item["price"]["id"]),
+              "quantity": item["quantity"], "unit_amount": item["price"]["unit_amount"]}
+             for item in data["line_items"]["data"]]
+    # 2020-08-27 calls the collected address `shipping`; later versions `shipping_details`.
+    details = data.get("shipping") or data.get("shipping_details") or {}
+    amounts = data.get("total_details") or {}
+    cur = db().execute(
+        "INSERT INTO orders (email, shipping_name, shipping_address, items, subtotal, "
+        "discount_code, discount, shipping, total, stripe_reference) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?)",
+        ((data.get("customer_details") or {}).get("email"), details.get("name"),
+         json.dumps(details.get("address") or {}), json.dumps(items), data["amount_subtotal"],
+         None, amounts.get("amount_discount", 0), amounts.get("amount_shipping", 0),
+         data["amount_total"], data["id"]))
+    for item in items:
+        db().execute("UPDATE products SET stock = stock - ? WHERE sku = ?",
+                     (item["quantity"], item["sku"]))
+    db().commit()
+    session.pop("cart", None)
+    return int(cur.lastrowid or 0)
+
+
+@app.get("/orders/<int:order_id>")
+def order(order_id: int) -> str:
+    row = db().execute("SELECT * FROM orders WHERE id = ?", (order_id,)).fetchone()
+    if row is None:
+        abort(404)
+    return render_template("order.html", order=row, items=json.loads(row["items"]))
+
+
+@app.get("/healthz")
+def healthz() -> object:
+    return jsonify(ok=True)
+
+
+init_db()
+
+if __name__ == "__main__":
+    app.run(host="127.0.0.1", port=int(os.environ.get("PORT", "4242")))
