@@ -1,11 +1,13 @@
 """Generate checkout-gym challenges: Checkout Session create parameters from a seed.
 
-    python solution/generate.py --seed 20261202 [--count 20]     # JSON on stdout
+    python tests/generate.py --seed 20261202 [--count 20]     # JSON on stdout
 
 Challenges name catalog prices and shipping rates symbolically ({"lookup_key": ...},
 {"shipping_rate_lookup": ...}); `resolve` turns them into an account's real ids. The
 same seed always gives the same challenges; any other seed gives a fresh set, so a
-private seed is an uncontaminated benchmark.
+private seed is an uncontaminated benchmark. It is the task's hidden set-up (prepare.py
+runs it), never the reference solution's: the oracle knows the public seed's answers
+(solution/answers.json, kept in step by tests/tasks/test_task_checkout_gym.py).
 
 The generator covers the Checkout parameter space a page can show: modes, locales,
 currencies, quantities (fixed and adjustable), optional items, shipping address
@@ -32,8 +34,8 @@ DAY = 86_400
 
 COUNTRIES = ["US", "CA", "GB", "FR", "DE", "NL", "AU", "JP", "IE", "SE"]
 # Checkout's locales except `en` (the default page): half the draws take one of the fully
-# translated ones, half any locale. Stdlib only (the oracle runs in the sandbox), so a
-# copy of the emulator's list; a test keeps them in step.
+# translated ones, half any locale. A copy of the emulator's list (the set-up runs with
+# the task's files only); a test keeps them in step.
 FULL_LOCALES = ["fr", "de", "es", "ja", "ko"]
 LOCALES = ["bg", "cs", "da", "de", "el", "en-GB", "es", "es-419", "et", "fi", "fil", "fr",
            "fr-CA", "hi-IN", "hr", "hu", "id", "it", "ja", "ko", "lt", "lv", "ms", "mt", "nb",
@@ -94,7 +96,7 @@ DIFFICULTY_FEATURES = {"easy": (0, 2), "medium": (3, 5), "hard": (6, 10)}
 
 # The catalog fixtures.json creates (a test keeps the two in step), as the generator
 # needs it: price lookup key -> (product, recurring interval or None), shipping rates by
-# their `lookup` metadata. The oracle runs where fixtures.json is not, hence a copy.
+# their `lookup` metadata (a copy: the generator names catalog objects symbolically).
 PRICES: dict[str, tuple[str, str | None]] = {
     "trail_shoes": ("shoes", None), "merino_socks": ("socks", None),
     "insulated_bottle": ("bottle", None), "summit_headlamp": ("headlamp", None),
