@@ -1,4 +1,4 @@
-.PHONY: setup run test lint serve schema
+.PHONY: setup run test lint serve schema proof
 
 setup:
 	./scripts/setup.sh
@@ -19,3 +19,10 @@ test: setup lint
 
 schema:
 	.venv/bin/python scripts/gen_schema.py
+
+# The slower tier of the graders' proof (docs/tasks.md, "Proof"): every task's oracle and
+# mutants three times each (identical subscores), every alternative once. TASKS=ids to
+# narrow it. Record the last result and its time in docs/tasks.md.
+proof: setup
+	@start=$$(date +%s); .venv/bin/stripebench tasks check --variants --repeat 3 $(TASKS); \
+	  code=$$?; echo "make proof: exit $$code after $$(( $$(date +%s) - start ))s"; exit $$code

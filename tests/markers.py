@@ -79,6 +79,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "harness/test_harness_models.py": (),
     "harness/test_interventions.py": (),
     "harness/test_mcp_server.py": (),
+    "harness/test_proof.py": (),
     "harness/test_ray_executor.py": ("slow",),
     "sandbox/test_sandbox.py": (),
     "sandbox/test_walls.py": (),

@@ -382,7 +382,9 @@ def test_tasks_check_command_exit_codes(tmp_path: Path) -> None:
     bad = subprocess.run(base + ["--out", str(tmp_path / "b"), "fixture-bad-grader"],
                          capture_output=True, text=True, timeout=180)
     assert bad.returncode == 1
-    assert "FAIL fixture-bad-grader: oracle should score 1.0: status grader_error" in bad.stdout
+    assert "problem: the oracle should score 1.0: status grader_error" in bad.stdout
+    assert "problem: no tests/requirements.toml" in bad.stdout
+    assert "FAIL fixture-bad-grader: oracle None" in bad.stdout
     assert "1 task(s) failed the check: fixture-bad-grader" in bad.stderr
 
 

@@ -268,8 +268,16 @@ def tasks_check(
     out: Path | None = typer.Option(None, help="Keep the check runs here."),
     sandbox: str = typer.Option("auto", help="bwrap, local, or auto (as `run`: bwrap "
                                 "where it works)."),
+    variants: bool = typer.Option(False, "--variants", help="Also run every mutant (must "
+                                  "lose exactly its checks) and alternative (must score "
+                                  "1.0), one oracle trial each."),
+    repeat: int = typer.Option(1, min=1, help="Run the oracle and each mutant this many "
+                               "times; their subscores must be identical (make proof: 3)."),
+    parallel: int = typer.Option(1, "--parallel", "-j", min=1,
+                                 help="Variants of a task run at once."),
 ) -> None:
-    """Validate tasks, then prove each grader: oracle must score 1.0 and noop 0.0."""
+    """Validate tasks and their requirement tables, then prove each grader: oracle 1.0,
+    noop 0.0 and, with --variants, every mutant and alternative (docs/tasks.md, "Proof")."""
     import tempfile
 
     from .check import check_tasks
@@ -283,7 +291,8 @@ def tasks_check(
         from .sandbox import bwrap_available
         sandbox = "bwrap" if bwrap_available() else "local"
     base = out or Path(tempfile.mkdtemp(prefix="stripebench-check-"))
-    failures = check_tasks(chosen, base, sandbox=sandbox, echo=typer.echo)
+    failures = check_tasks(chosen, base, sandbox=sandbox, echo=typer.echo,
+                           variants=variants, repeat=repeat, parallel=parallel)
     if failures:
         typer.echo(f"{len(failures)} task(s) failed the check: {', '.join(failures)}", err=True)
         raise typer.Exit(1)

@@ -30,6 +30,7 @@ from typing import Any
 
 from ..harness.emulator import Account
 from ..harness.prompt import task_prompt
+from ..harness.proof.variants import reference_copy
 from ..harness.sandbox import npm_cache, wheelhouse
 from ..harness.task import Task
 from ..harness.trial import agent_env, service_env
@@ -85,7 +86,7 @@ def export_task(task: Task, target: Path, root: Path) -> Path:
     shutil.copytree(task.tests, tests, symlinks=False)
     _write_script(tests / "test.sh", TEST_SH)
     solution = target / "solution"
-    shutil.copytree(task.solution, solution / "stripebench")
+    reference_copy(task.solution, solution / "stripebench")  # no mutants/, alternatives/
     _write_script(solution / "solve.sh", SOLVE_SH)
     (target / "instruction.md").write_text(instruction(task, bool(caches)))
     (target / "task.toml").write_text(task_toml(task))

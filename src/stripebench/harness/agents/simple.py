@@ -13,20 +13,36 @@ from .base import AgentContext, AgentOutcome
 SOLUTION_IN_WORKDIR = ".stripebench/solution"
 
 
+# A task's mutants and alternatives (solution/mutants, solution/alternatives) are proofs
+# of its grader, never part of the reference solution the oracle runs.
+NOT_SOLUTION = ("mutants", "alternatives")
+
+
 class OracleAgent:
-    """Runs the task's solution/solve.sh in the workdir: proves the task can be solved."""
+    """Runs the task's solution/solve.sh in the workdir: proves the task can be solved.
+
+    `solution`: another solution folder to run instead of the task's (a mutant or an
+    alternative built by stripebench.harness.proof)."""
 
     name = "oracle"
     model: str | None = None
 
+    def __init__(self, solution: Path | None = None) -> None:
+        self.solution = solution
+
     def run(self, ctx: AgentContext) -> AgentOutcome:
-        script = ctx.task.solution / "solve.sh"
+        solution = self.solution or ctx.task.solution
+        script = solution / "solve.sh"
         if not script.is_file():
-            return AgentOutcome(status="error", error="the task has no solution/solve.sh")
+            return AgentOutcome(status="error", error=f"no solve.sh in {solution}")
         # The sandbox may not see the task directory, so the solution travels in with the
         # workdir for the oracle's run only and leaves with it.
         target = ctx.sandbox.workdir / SOLUTION_IN_WORKDIR
-        shutil.copytree(ctx.task.solution, target, dirs_exist_ok=True)
+
+        def ignore(folder: str, names: list[str]) -> set[str]:
+            return set(NOT_SOLUTION) & set(names) if Path(folder) == solution else set()
+
+        shutil.copytree(solution, target, dirs_exist_ok=True, ignore=ignore)
         try:
             result = ctx.toolbox.call("bash", {"command": f"bash {SOLUTION_IN_WORKDIR}/solve.sh",
                                                "timeout": max(1, ctx.time_left())},
