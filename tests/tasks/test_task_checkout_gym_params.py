@@ -28,7 +28,7 @@ from stripebench.harness.fixtures import seed
 from stripebench.harness.task import load_task
 
 TASK = REPO / "tasks" / "checkout-gym"
-generate = load_module(TASK / "solution" / "generate.py", "gym_params_generate")
+generate = load_module(TASK / "tests" / "generate.py", "gym_params_generate")
 sys.path.insert(0, str(TASK / "tests"))
 import canonical  # noqa: E402
 

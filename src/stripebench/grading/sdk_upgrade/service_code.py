@@ -20,6 +20,7 @@ MAX_FILES per service.
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -48,14 +49,13 @@ def _closure(work: Path, entries: Iterable[Path],
              loads: Callable[[Path], Iterable[Path]]) -> list[Path]:
     """Every file reachable from `entries` through `loads`, inside `work`."""
     seen: list[Path] = []
-    queue = [p for p in entries if _readable(p) and _inside(work, p)]
+    queue = [Path(os.path.normpath(p)) for p in entries]
     while queue and len(seen) < MAX_FILES:
         path = queue.pop(0)
-        if path in seen:
+        if path in seen or not _readable(path) or not _inside(work, path):
             continue
         seen.append(path)
-        queue += [p for p in loads(path) if p not in seen and _readable(p)
-                  and _inside(work, p)]
+        queue += [Path(os.path.normpath(p)) for p in loads(path)]
     return seen
 
 
