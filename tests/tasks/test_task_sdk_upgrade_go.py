@@ -87,8 +87,9 @@ def test_the_grader_pins_what_stripe_go_v85_sends() -> None:
 
 
 def test_the_gate_reads_go_mod(tmp_path: Path) -> None:
-    """go.mod requires v85 (beside v72 while services still use it); a comment, v72
-    alone or another module's v85 does not pass."""
+    """go.mod requires v85 (beside v72 while a service still imports it); a comment, v72
+    alone, v72 left over once no service imports it, or another module's v85 does not
+    pass."""
     def gate(text: str) -> bool:
         (tmp_path / "go.mod").write_text(text)
         try:
@@ -98,8 +99,14 @@ def test_the_gate_reads_go_mod(tmp_path: Path) -> None:
 
     head = "module backoffice\n\ngo 1.23\n\n"
     assert gate(head + "require github.com/stripe/stripe-go/v85 v85.0.0\n")
-    assert gate(head + "require (\n\tgithub.com/stripe/stripe-go/v72 v72.122.0\n"
-                "\tgithub.com/stripe/stripe-go/v85 v85.0.0\n)\n")
+    both = head + ("require (\n\tgithub.com/stripe/stripe-go/v72 v72.122.0\n"
+                   "\tgithub.com/stripe/stripe-go/v85 v85.0.0\n)\n")
+    assert not gate(both)  # no service imports v72 any more
+    invoices = tmp_path / "services" / "invoices"
+    invoices.mkdir(parents=True)
+    (invoices / "main.go").write_text('package main\n\nimport (\n\tstripe '
+                                      '"github.com/stripe/stripe-go/v72"\n)\n')
+    assert gate(both)  # invoices still does
     assert not gate(head + "require github.com/stripe/stripe-go/v72 v72.122.0\n")
     assert not gate(head + "require github.com/stripe/stripe-go/v72 v72.122.0\n"
                     "// require github.com/stripe/stripe-go/v85 v85.0.0\n")

@@ -71,8 +71,9 @@ def _small_file(path: Path, limit: int = 1_000_000) -> str:
 
 
 def pinned_major(work: Path) -> bool:
-    """go.mod requires stripe-go at the current major (v85.x.y); the old major may stay
-    for services not upgraded yet, which then score nothing of their own."""
+    """go.mod requires stripe-go at the current major (v85.x.y); an older major may stay
+    only while a service still imports it (services not upgraded yet, which then score
+    nothing of their own): the instruction says no longer v72 once every service moved."""
     try:
         text = _small_file(work / "go.mod")
     except (OSError, ValueError) as exc:
@@ -83,6 +84,14 @@ def pinned_major(work: Path) -> bool:
         listed = ", ".join(f"v{p} v{v}" for p, v in found) or "none"
         raise ValueError(f"go.mod must require {MODULE}{MAJOR} v{MAJOR}.x.y "
                          f"(stripe-go requirements found: {listed})")
+    older = sorted({path for path, _ in found if path != MAJOR})
+    code_files = [f for s in SERVICES for f in go_service(work, work / "services" / s)]
+    imported = {int(m) for f in code_files for m in re.findall(
+        r'"github\.com/stripe/stripe-go/v(\d+)(?:/[^"]*)?"', f.read_text(errors="replace"))}
+    unused = [f"v{m}" for m in older if m not in imported]
+    if unused:
+        raise ValueError(f"go.mod still requires stripe-go {', '.join(unused)}, which no "
+                         "service imports any more")
     return True
 
 
