@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gym_solution
-from gym_solution import DAY, Handler, clock_now, sub_now
+from gym_solution import DAY, Handler
 
 
 def install(table: dict[int, Handler], stripe_client: Callable[[], Any]) -> None:

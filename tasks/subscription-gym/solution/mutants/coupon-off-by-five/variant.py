@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
 import gym_solution
-from gym_solution import DAY, Handler, clock_now, sub_now
+from gym_solution import Handler
 
 
 def install(table: dict[int, Handler], stripe_client: Callable[[], Any]) -> None:
