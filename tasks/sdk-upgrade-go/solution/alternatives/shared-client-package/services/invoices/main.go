@@ -13,7 +13,6 @@ import (
 	"log"
 	"net/http"
 	"os"
-	"strings"
 
 	"backoffice/internal/stripeclient"
 	"github.com/stripe/stripe-go/v85"
