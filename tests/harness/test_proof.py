@@ -91,6 +91,18 @@ def test_an_uncovered_sentence_is_caught(shop: Path) -> None:
                                  "'Keep the prices as they are.'"]
 
 
+def test_a_requirement_may_quote_several_passages(shop: Path) -> None:
+    edit(shop / "tests" / "requirements.toml",
+         'text = "Do not change the existing products or coupons."',
+         'text = ["Do not change the existing products", "or coupons."]')
+    assert problems_of(shop) == []
+    edit(shop / "tests" / "requirements.toml", '"or coupons."', '"or prices."')
+    assert problems_of(shop) == [
+        "requirement catalog-untouched: text is not in instruction.md (after stripping "
+        "Markdown): 'or prices.'",
+        "instruction.md words no requirement or context covers: 'or coupons.'"]
+
+
 def test_an_unknown_check_is_caught(shop: Path) -> None:
     edit(shop / "tests" / "requirements.toml", '"app_reports_customer"]',
          '"app_reports_customer", "customer_emailed"]')
@@ -164,6 +176,18 @@ def test_mutant_verdicts(reward: float, subscores: dict[str, float], ok: bool,
     verdict = judge(MUTANT, reward, subscores, "completed",
                     checks=["customer_created", "customer_file", "app_reports_customer"])
     assert (verdict.ok, verdict.message) == (ok, message)
+
+
+def test_a_grader_may_stop_at_the_gate_a_mutant_breaks() -> None:
+    gate = Variant("mutant", "g", Path("."), "why", requirement="r",
+                   loses=("gate:stack_kept",))
+    checks = ["gate:stack_kept", "a", "b"]
+    assert judge(gate, 0.0, {"gate:stack_kept": 0.0}, checks=checks).ok
+    ran = judge(gate, 0.0, {"gate:stack_kept": 0.0, "a": 0.5}, checks=checks)
+    assert (ran.ok, ran.message) == (False, "0.000: also loses a 0.50")
+    # another mutant's missing checks still count 0
+    assert not judge(MUTANT, 0.5, {"customer_file": 0, "app_reports_customer": 0},
+                     checks=["customer_created", "customer_file", "app_reports_customer"]).ok
 
 
 def test_alternative_and_failed_trial_verdicts() -> None:

@@ -102,6 +102,10 @@ def test_export_layout_keeps_hidden_parts_out_of_the_image(exported: Path) -> No
     assert not (definition / "tests").exists() and not (definition / "solution").exists()
     assert (task / "tests" / "test.sh").is_file() and (task / "tests" / "grade.py").is_file()
     assert (task / "solution" / "solve.sh").is_file()
+    # the reference travels, its mutants and alternatives (the grader's proof) do not
+    reference = task / "solution" / "stripebench"
+    assert (reference / "app.py").is_file() and (reference / "register.py").is_file()
+    assert not (reference / "mutants").exists() and not (reference / "alternatives").exists()
     dockerfile = (environment / "Dockerfile").read_text()
     assert "chmod 700 /opt/stripebench" in dockerfile  # project/, state/: root only
     assert 'ENTRYPOINT ["/opt/stripebench/entrypoint.sh"]' in dockerfile

@@ -8,7 +8,8 @@ account as the API shows it:
 - migration (read from data/tours.db): every CSV booking's row exactly as the key says
   (`phone_rows`), the customer only the CSV knew (`new_customer`), and nothing extra
   (`clean_migration`: no other phone rows, one customer per email, the online rows as
-  seeded; worth the migrated fraction, so an untouched table scores 0 there too);
+  seeded; worth the migrated fraction, so an untouched table scores 0 there too), and,
+  last of all, `node migrate.js` run twice more changes no row (`migration_rerun`);
 - catalog: the grader changes the catalog first (a new tour, a yen price replaced), then
   `GET /api/products` must equal what Stripe says now (`products_listing`);
 - bookings: the grader adds bookings of its own to the table (an online one paid, one
@@ -16,10 +17,12 @@ account as the API shows it:
   online booking through the API (the Dashboard's way); every customer's
   `GET /api/customers/:id/bookings` must equal the table's bookings with each online
   one's state read from Stripe (`customer_bookings`), the two Dashboard refunds listed as
-  refunded (`dashboard_refunds`);
+  refunded (`dashboard_refunds`), one refunded in part still complete
+  (`partial_refund_complete`);
 - refunds: refunding the grader's paid online booking refunds its PaymentIntent in full
-  (`refund_online`); a second refund, a phone booking, an unpaid booking and an unknown
-  one are refused as specified with nothing refunded (`refund_refusals`, worth something
+  (`refund_online`); a second refund, a booking refunded from the Dashboard (the table
+  still says complete), a phone booking, an unpaid booking and an unknown one are refused
+  as specified with nothing refunded (`refund_refusals`, worth something
   only when a refund works);
 - purchases: four purchases in four currencies with three card brands (one on the new
   tour and its new price, one for a customer without a Stripe customer yet), each a
@@ -44,6 +47,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import key  # noqa: E402
+import rerun  # noqa: E402
 
 from stripebench.grading import (  # noqa: E402
     Grader,
@@ -286,6 +290,8 @@ def add_own_bookings(b: Bookings) -> dict[str, str]:
     fresh = paid("C-102", 7900, "gbp", "B-5001")
     refunded = paid("C-100", 19800, "eur", "B-5002")
     b.client.v1.refunds.create(params={"payment_intent": refunded})
+    partly = paid("C-100", 12900, "eur", "B-5003")  # refunded in part: still complete
+    b.client.v1.refunds.create(params={"payment_intent": partly, "amount": 2900})
     b.client.v1.refunds.create(params={"payment_intent": b.seeded_intents["B-1003"]})
     insert = ("INSERT INTO bookings (id, customer_id, product_id, tour_date, guests, currency,"
               " amount, amount_paid, source, status, payment_intent, setup_intent, created_at)"
@@ -294,10 +300,12 @@ def add_own_bookings(b: Bookings) -> dict[str, str]:
                           7900, "online", "complete", fresh))
     b.db.execute(insert, ("B-5002", "C-100", "prod_whale_safari", "2026-08-02", 2, "eur",
                           19800, 19800, "online", "complete", refunded))
+    b.db.execute(insert, ("B-5003", "C-100", "prod_glacier_hike", "2026-09-05", 1, "eur",
+                          12900, 12900, "online", "complete", partly))
     b.db.execute(insert, ("P-9001", "C-102", "prod_whale_safari", "2026-07-30", 1, "gbp", 8500,
                           8500, "phone", "complete", None))
     b.db.commit()
-    return {"fresh": fresh, "refunded": refunded}
+    return {"fresh": fresh, "refunded": refunded, "partly": partly}
 
 
 def bookings_checks(g: Grader, b: Bookings) -> None:
@@ -329,6 +337,21 @@ def bookings_checks(g: Grader, b: Bookings) -> None:
         ("B-1003", lambda: refunded_listed("C-101", "B-1003")),
         ("B-5002", lambda: refunded_listed("C-100", "B-5002"))]))
 
+    def partly_refunded() -> bool:
+        """Refunded in full is refunded; 2900 of 12900 back is still complete, with
+        what the PaymentIntent received as amount_paid."""
+        status, body = b.get("/api/customers/C-100/bookings")
+        if status != 200 or not isinstance(body, dict):
+            raise ValueError(f"got {status}")
+        found = {str(v.get("id")): (group, v.get("amount_paid")) for group in
+                 ("complete", "refunded", "incomplete") for v in body.get(group) or []
+                 if isinstance(v, dict)}
+        if found.get("B-5003") != ("complete", 12900):
+            raise ValueError(f"B-5003 (2900 of 12900 refunded) is {found.get('B-5003')}")
+        return True
+
+    check(g, "partial_refund_complete", 1, partly_refunded)
+
 
 def refund_checks(g: Grader, b: Bookings, fresh: str) -> None:
     def refunds_of(intent: str) -> list[Any]:
@@ -353,9 +376,10 @@ def refund_checks(g: Grader, b: Bookings, fresh: str) -> None:
 
     ok = check(g, "refund_online", 2, refund)
 
-    def refused(booking: str, status_wanted: int, error: str) -> Callable[[], bool]:
+    def refused(booking: str, status_wanted: int, error: str,
+                intent: str = fresh) -> Callable[[], bool]:
         def run() -> bool:
-            before = len(refunds_of(fresh))
+            before = len(refunds_of(intent))
             status, body = b.post(f"/api/bookings/{booking}/refund")
             if status != status_wanted or not isinstance(body, dict) or \
                     body.get("error") != error:
@@ -363,12 +387,15 @@ def refund_checks(g: Grader, b: Bookings, fresh: str) -> None:
             if error == "phone_booking" and not (isinstance(body.get("message"), str)
                                                  and body["message"].strip()):
                 raise ValueError("no message")
-            return len(refunds_of(fresh)) == before
+            return len(refunds_of(intent)) == before
         return run
 
     check(g, "refund_refusals", 1, lambda: needs(ok, "a refund") * fraction(
         "refund_refusals", [
         ("again", refused("B-5001", 409, "already_refunded")),
+        # refunded from the Dashboard: the table still says complete, Stripe does not
+        ("dashboard", refused("B-1003", 409, "already_refunded",
+                              b.seeded_intents["B-1003"])),
         ("phone", refused("P-9001", 409, "phone_booking")),
         ("unpaid", refused("B-1004", 409, "not_paid")),
         ("unknown", refused("B-0404", 404, "not_found"))])())
@@ -489,10 +516,11 @@ def purchase_checks(g: Grader, b: Bookings, puffin: str) -> None:
 SECTIONS = {
     "migration": {"phone_rows": 3, "new_customer": 1, "clean_migration": 1},
     "catalog": {"products_listing": 2},
-    "bookings": {"customer_bookings": 3, "dashboard_refunds": 1},
+    "bookings": {"customer_bookings": 3, "dashboard_refunds": 1, "partial_refund_complete": 1},
     "refunds": {"refund_online": 2, "refund_refusals": 1},
     "purchase": {"purchase_currencies": 3, "save_card": 1, "declines": 1,
                  "amount_checked": 1},
+    "rerun": {"migration_rerun": 1},
 }
 
 
@@ -560,6 +588,9 @@ def main() -> None:
 
     section(g, "refunds", refunds)
     section(g, "purchase", lambda: purchase_checks(g, b, made["puffin"]))
+    # last: the agent's migrate.js runs beside the grader, and its strays are killed
+    section(g, "rerun", lambda: check(g, "migration_rerun", 1,
+                                      lambda: rerun.rerun_changes_nothing(db, work)))
     g.write()
 
 

@@ -2,13 +2,21 @@
 
 The answer key (MIGRATE, below) is the grader's own copy of billing.db's seed: nothing the
 agent does to billing.db changes what is expected. What is graded is the Stripe account
-as the API shows it after the agent stopped, and billing.db's write-back columns.
+as the API shows it after the agent stopped, billing.db's write-back columns, and then
+what running the agent's `migrate.py` twice more does to both.
 
-A legacy customer counts as migrated when exactly one Stripe customer carries its
-`metadata.legacy_id` and that customer has a subscription. Every check is a fraction over
-the nine customers to migrate, so a half-done migration scores about half; the checks of
-what must *not* happen (charges, duplicates, the canceled customer) are worth the migrated
-fraction when clean and 0 otherwise, so an untouched account scores 0 there too.
+A legacy customer counts as migrated when one of the Stripe customers carrying its
+`metadata.legacy_id` has a live subscription. `every_live_migrated` is the fraction of the
+nine customers to migrate that are; every per-customer check is the fraction of the
+migrated customers it holds for (0 when none is), so a migration that leaves a customer
+out loses `every_live_migrated` and nothing else. The checks of what must *not* happen
+(charges, duplicates, the canceled rows) are 1 when clean and something was migrated.
+
+The re-runs: `python migrate.py` run twice more in the workdir (its own session, killed
+with everything it started); each run must succeed and may migrate what was still
+missing, but must not create a second customer or subscription for anything already
+migrated, charge, invoice, create a coupon again, or attach a card to, or change the
+default card of, a migrated customer. The requirement table is tests/requirements.toml.
 
 Gate `catalog_untouched`: the seeded products and prices are unchanged.
 """
@@ -20,6 +28,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import rerun
 from stripebench.grading import (
     Grader,
     collateral_changes,
@@ -90,7 +99,12 @@ class Account:
             self.by_legacy.setdefault(str(legacy), []).append(customer)
 
     def customer(self, legacy: Legacy) -> dict[str, Any] | None:
+        """The legacy customer's Stripe customer: the only one with its legacy_id, or
+        the only one of several that has a live subscription (duplicates themselves
+        are `no_duplicates`' business)."""
         found = self.by_legacy.get(legacy.customer, [])
+        if len(found) > 1:
+            found = [c for c in found if self.subs_of(c["id"])]
         return found[0] if len(found) == 1 else None
 
     def subs_of(self, customer_id: str, live: bool = True) -> list[dict[str, Any]]:
@@ -98,9 +112,13 @@ class Account:
                 and (not live or s["status"] not in ("canceled", "incomplete_expired"))]
 
     def subscription(self, legacy: Legacy) -> dict[str, Any] | None:
-        """The legacy customer's one live subscription (None if missing or several)."""
+        """The legacy subscription's live Stripe subscription: the customer's only one,
+        or the only one of several naming it in its metadata (None otherwise)."""
         customer = self.customer(legacy)
         subs = self.subs_of(customer["id"]) if customer else []
+        if len(subs) > 1:
+            subs = [s for s in subs if (s.get("metadata") or {}).get(
+                "legacy_subscription_id") == legacy.subscription]
         return subs[0] if len(subs) == 1 else None
 
     def migrated(self, legacy: Legacy) -> bool:
@@ -117,10 +135,14 @@ class Account:
 
 
 def share(fn: Callable[[Legacy], bool], account: Account, name: str) -> Callable[[], float]:
-    """The fraction of customers to migrate for which fn holds (an error counts as no)."""
+    """The fraction of the migrated customers for which fn holds (an error counts as no;
+    0 when nobody was migrated)."""
     def run() -> float:
         passed, failed = 0, []
-        for legacy in MIGRATE:
+        migrated = [legacy for legacy in MIGRATE if account.migrated(legacy)]
+        if not migrated:
+            raise ValueError("no legacy customer was migrated")
+        for legacy in migrated:
             try:
                 ok = bool(fn(legacy))
             except Exception as exc:  # one broken record costs its share, not the check
@@ -132,7 +154,7 @@ def share(fn: Callable[[Legacy], bool], account: Account, name: str) -> Callable
             passed += ok
         if failed:
             print(f"   {name}: not met for", ", ".join(failed))
-        return passed / len(MIGRATE)
+        return passed / len(migrated)
     return run
 
 
@@ -167,8 +189,7 @@ def main() -> None:
             return False
         lines = s["items"]["data"]
         return len(lines) == 1 and lines[0]["price"].get("lookup_key") == legacy.plan \
-            and lines[0].get("quantity") == legacy.seats and s["status"] == legacy.status \
-            and (s.get("metadata") or {}).get("legacy_subscription_id") == legacy.subscription \
+            and lines[0].get("quantity") == legacy.seats and (s.get("metadata") or {}).get("legacy_subscription_id") == legacy.subscription \
             and s.get("collection_method") == "charge_automatically"
 
     def anchor(legacy: Legacy) -> bool:
@@ -232,33 +253,20 @@ def main() -> None:
         g.check("customer_ids_written", 1, 0.0, "billing.db is gone")
         g.check("subscription_ids_written", 1, 0.0, "billing.db is gone")
     else:
-        def untouched_rows() -> bool:
-            rows = db.execute(
-                "SELECT id FROM customers WHERE id IN ({}) AND stripe_customer_id IS NOT NULL"
-                .format(",".join("?" * len(CANCELED_CUSTOMERS))), list(CANCELED_CUSTOMERS)
-            ).fetchall() + db.execute(
-                "SELECT id FROM subscriptions WHERE id IN ({}) AND stripe_subscription_id "
-                "IS NOT NULL".format(",".join("?" * len(CANCELED_SUBSCRIPTIONS))),
-                list(CANCELED_SUBSCRIPTIONS)).fetchall()
-            if rows:
-                raise ValueError(f"Stripe ids written for canceled rows {sorted(rows)}")
-            return True
-
         g.check("customer_ids_written", 1,
-                lambda: share(customer_written(db), account, "customer_ids_written")()
-                * untouched_rows())
+                share(customer_written(db), account, "customer_ids_written"))
         g.check("subscription_ids_written", 1,
-                lambda: share(subscription_written(db), account, "subscription_ids_written")()
-                * untouched_rows())
+                share(subscription_written(db), account, "subscription_ids_written"))
 
     migrated = sum(account.migrated(legacy) for legacy in MIGRATE) / len(MIGRATE)
+    g.check("every_live_migrated", 10, migrated)
 
     def clean(fn: Callable[[], list[str]]) -> Callable[[], float]:
         def run() -> float:
             problems = fn()
             if problems:
                 raise ValueError("; ".join(problems[:6]))
-            return migrated
+            return 1.0 if migrated else 0.0
         return run
 
     def charges() -> list[str]:
@@ -276,9 +284,11 @@ def main() -> None:
         found += [f"customer {c['id']} has no legacy_id of a customer to migrate"
                   for key, cs in account.by_legacy.items() if key not in wanted
                   and key not in CANCELED_CUSTOMERS for c in cs]
-        for legacy in MIGRATE:
+        for legacy in MIGRATE:  # a canceled subscription migrated is canceled_not_migrated's
             for c in account.by_legacy.get(legacy.customer, []):
-                subs = account.subs_of(c["id"], live=False)
+                subs = [s for s in account.subs_of(c["id"], live=False)
+                        if (s.get("metadata") or {}).get("legacy_subscription_id")
+                        not in CANCELED_SUBSCRIPTIONS]
                 if len(subs) > 1:
                     found.append(f"{legacy.customer} has {len(subs)} subscriptions")
         return found
@@ -292,11 +302,23 @@ def main() -> None:
                   f"{s['metadata']['legacy_subscription_id']}" for s in account.subscriptions
                   if (s.get("metadata") or {}).get("legacy_subscription_id")
                   in CANCELED_SUBSCRIPTIONS]
+        if db is not None:  # canceled rows keep NULL
+            found += [f"billing.db gives canceled {row[0]} a Stripe id" for row in db.execute(
+                "SELECT id FROM customers WHERE id IN ({}) AND stripe_customer_id IS NOT NULL"
+                .format(",".join("?" * len(CANCELED_CUSTOMERS))), list(CANCELED_CUSTOMERS)
+            ).fetchall() + db.execute(
+                "SELECT id FROM subscriptions WHERE id IN ({}) AND stripe_subscription_id "
+                "IS NOT NULL".format(",".join("?" * len(CANCELED_SUBSCRIPTIONS))),
+                list(CANCELED_SUBSCRIPTIONS)).fetchall()]
         return found
 
     g.check("no_charges", 1, clean(charges))
     g.check("no_duplicates", 1, clean(duplicates))
     g.check("canceled_not_migrated", 1, clean(canceled))
+    if db is not None:
+        db.close()
+    rerun.grade(g, account.client, [legacy.customer for legacy in MIGRATE
+                                    if account.migrated(legacy)])
     g.write()
 
 

@@ -23,14 +23,16 @@ _SPACE = re.compile(r"\s+")
 
 
 def _inline(text: str) -> str:
-    """Links and emphasis go; code spans keep their content untouched."""
-    out, last = [], 0
-    for match in _CODE.finditer(text):
-        out.append(_plain(text[last:match.start()]))
-        out.append(match.group(2))
-        last = match.end()
-    out.append(_plain(text[last:]))
-    return "".join(out)
+    """Links and emphasis go; code spans keep their content untouched. Code spans stand
+    in as placeholders while emphasis is stripped, so `**a `b`**` loses both markers."""
+    spans: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        spans.append(match.group(2))
+        return f"\x00{len(spans) - 1}\x00"
+
+    plain = _plain(_CODE.sub(hold, text))
+    return re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], plain)
 
 
 def _plain(text: str) -> str:

@@ -12,6 +12,8 @@ checks that test it, or context with the reason it needs none.
     why = "why it needs no check"
 
 A requirement no grader can check says so with `unchecked = "why"` and `checks = []`.
+A requirement stated in pieces (say a parenthesis inside another requirement's sentence)
+gives `text` as a list of passages.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ class ProofError(ValueError):
 @dataclass(frozen=True)
 class Requirement:
     id: str
-    text: str
+    text: str | tuple[str, ...]  # one passage, or several where a requirement is split
     checks: tuple[str, ...]
     weights: str
     unchecked: str = ""
@@ -75,6 +77,18 @@ def _text(raw: object) -> str:
     return raw if isinstance(raw, str) else ""
 
 
+def _texts(raw: object) -> str | tuple[str, ...]:
+    """A requirement's text: a string, or a list of passages (a requirement stated in
+    pieces, e.g. a parenthesis inside another requirement's sentence)."""
+    if isinstance(raw, list) and raw and all(isinstance(x, str) for x in raw):
+        return tuple(raw)
+    return _text(raw)
+
+
+def passages(text: str | tuple[str, ...]) -> tuple[str, ...]:
+    return (text,) if isinstance(text, str) else text
+
+
 def load_requirements(task_dir: Path) -> RequirementTable:
     path = Path(task_dir) / FILE
     if not path.is_file():
@@ -93,12 +107,12 @@ def load_requirements(task_dir: Path) -> RequirementTable:
         if not isinstance(checks, list) or not all(isinstance(c, str) for c in checks):
             problems.append(f"{where}: checks must be a list of subscore names")
             checks = []
-        requirement = Requirement(id=_text(raw.get("id")), text=_text(raw.get("text")),
+        requirement = Requirement(id=_text(raw.get("id")), text=_texts(raw.get("text")),
                                   checks=tuple(checks), weights=_text(raw.get("weights")),
                                   unchecked=_text(raw.get("unchecked")))
         if not KEBAB.match(requirement.id):
             problems.append(f"{where}: id must be kebab-case")
-        if not requirement.text.strip():
+        if not all(p.strip() for p in passages(requirement.text)) or not requirement.text:
             problems.append(f"{where}: no text")
         if not requirement.checks and not requirement.unchecked:
             problems.append(f"{where}: no checks (a requirement no grader can check says "
@@ -156,8 +170,8 @@ def validate_requirements(table: RequirementTable, instruction_md: str,
     problems = list(table.problems)
     instruction = strip_markdown(instruction_md)
     texts = []
-    entries = [(f"requirement {r.id}", r.text) for r in table.requirements] + \
-        [("context", c.text) for c in table.contexts]
+    entries = [(f"requirement {r.id}", p) for r in table.requirements
+               for p in passages(r.text)] + [("context", c.text) for c in table.contexts]
     for where, raw in entries:
         text = strip_markdown(raw)
         texts.append(text)

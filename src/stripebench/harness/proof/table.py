@@ -5,8 +5,11 @@ alternatives' scores and what is wrong."""
 from __future__ import annotations
 
 import textwrap
+from functools import partial
 
 from .prove import TaskProof
+
+_wrap = partial(textwrap.wrap, break_on_hyphens=False, break_long_words=False)
 
 
 def _mark(ok: bool) -> str:
@@ -28,25 +31,25 @@ def render(proof: TaskProof) -> str:
                                for c in requirement.checks) or \
                 f"unchecked: {requirement.unchecked}"
             lines.append(f"  {requirement.id}")
-            lines += textwrap.wrap(f"checks: {checks}", 96, initial_indent="    ",
+            lines += _wrap(f"checks: {checks}", 96, initial_indent="    ",
                                    subsequent_indent="      ")
-            lines += textwrap.wrap(f"weights: {requirement.weights}", 96,
+            lines += _wrap(f"weights: {requirement.weights}", 96,
                                    initial_indent="    ", subsequent_indent="      ")
             for mutant in (m for m in mutants if m.requirement == requirement.id):
                 verdict = proof.verdicts.get(mutant.label)
                 result = f"{_mark(verdict.ok)} {verdict.message}" if verdict else \
                     "not run (--variants)" if not proof.ran_variants else "not run"
-                lines += textwrap.wrap(f"mutant {mutant.name}: {result}", 96,
+                lines += _wrap(f"mutant {mutant.name}: {result}", 96,
                                        initial_indent="    ", subsequent_indent="      ")
         for alternative in alternatives:
             verdict = proof.verdicts.get(alternative.label)
             result = f"{_mark(verdict.ok)} {verdict.message}" if verdict else "not run"
-            lines += textwrap.wrap(f"alternative {alternative.name}: {result}", 96,
+            lines += _wrap(f"alternative {alternative.name}: {result}", 96,
                                    initial_indent="  ", subsequent_indent="      ")
     else:
         lines.append(f"{task.id}: no requirement table")
     for problem in proof.problems:
-        lines += textwrap.wrap(problem, 96, initial_indent="  problem: ",
+        lines += _wrap(problem, 96, initial_indent="  problem: ",
                                subsequent_indent="    ")
     return "\n".join(lines)
 

@@ -1,7 +1,9 @@
 """What a variant must score.
 
 Mutant: total < 1.0; every check it `loses` below 1.0 (a fractional check counts if it
-drops at all); every other check exactly 1.0. Alternative: total 1.0 and every check 1.0.
+drops at all); every other check exactly 1.0 (a check left out of the reward counts 0,
+except after a gate the mutant breaks: a grader may stop at a failed gate).
+Alternative: total 1.0 and every check 1.0.
 A trial that did not complete, or repeated trials whose subscores differ, fail too.
 """
 
@@ -30,7 +32,8 @@ def judge(variant: Variant, reward: float | None, subscores: Mapping[str, float]
     requirement table names; one the reward leaves out (a grader stopped early) scores 0."""
     if status != "completed" or reward is None:
         return Verdict(False, reward, f"trial {status}, no score")
-    subscores = {**{c: 0.0 for c in checks}, **subscores}
+    if not _gate_failed(variant, subscores):
+        subscores = {**{c: 0.0 for c in checks}, **subscores}
     if variant.kind == "alternative":
         low = [n for n, v in subscores.items() if v < 1.0]
         if reward < 1.0 or low:
@@ -49,6 +52,14 @@ def judge(variant: Variant, reward: float | None, subscores: Mapping[str, float]
     if failures:
         return Verdict(False, reward, f"{reward:.3f}: " + "; ".join(failures))
     return Verdict(True, reward, f"{reward:.3f}, loses {_fmt(subscores, variant.loses)}")
+
+
+def _gate_failed(variant: Variant, subscores: Mapping[str, float]) -> bool:
+    """A mutant that breaks a gate (`gate:<name>` in `loses`) and fails it: a grader may
+    stop there (the total is 0 anyway), so the checks it never ran are not held against
+    the mutant; those it did run must still be 1.0."""
+    return variant.kind == "mutant" and any(
+        name.startswith("gate:") and subscores.get(name, 1.0) < 1.0 for name in variant.loses)
 
 
 def same_scores(runs: Sequence[tuple[float | None, Mapping[str, float]]]) -> str:

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Oracle: the finished server and the CSV migration (run once; it is safe to run again).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+work="${STRIPEBENCH_WORKDIR:-$PWD}"
+cp "$here/server.js" "$here/migrate.js" "$work/"
+cd "$work"
+sed -i 's/"stripe": "8.222.0"/"stripe": "^8.222.0"/' package.json
+bash install.sh
+node migrate.js
+node migrate.js
