@@ -90,7 +90,7 @@ def test_every_seeded_page_creates_as_the_setup_creates_it(emulator: Any,
     seed(emulator.base, account["secret_key"], load_task(TASK).fixtures)
     prepare = load_module(TASK / "tests" / "prepare.py", "gym_params_prepare")
     client = prepare.stripe_client(emulator.base, account["secret_key"])
-    prices, rates = prepare.catalog_ids(emulator.base, account["secret_key"])
+    prices, rates = prepare.catalog_ids(client)
     for number in range(12):
         for challenge in generate.generate(number):
             params = generate.resolve(challenge["params"], prices, rates)
