@@ -73,6 +73,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     # documentation search, grading helpers, the Stripe CLI
     "docs/test_docs_search.py": ("node",),
     "grading/test_grading.py": (),
+    "grading/test_sdk_upgrade_service_code.py": (),
     "stripe_cli/test_stripe_cli.py": ("node",),
     # the harness, its sandbox and routing, integrations, results
     "harness/test_agents_real_cli.py": ("real_cli", "node", "slow"),
@@ -102,6 +103,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     # task proofs: each runs trials of a task under the harness
     "tasks/test_task_bookings_migration.py": ("node", "slow"),
     "tasks/test_task_card_element.py": ("browser", "slow"),
+    "tasks/test_graders_never_use_the_solution.py": (),
     "tasks/test_task_checkout_gym.py": ("browser", "slow"),
     "tasks/test_task_checkout_gym_params.py": ("browser", "slow"),
     "tasks/test_task_connect_dashboard.py": ("browser", "slow"),

@@ -1,4 +1,6 @@
-"""checkout-gym: the generator, the grader (oracle 1.0, noop 0, half 0.5) and the set-up."""
+"""checkout-gym: the generator (the task's hidden set-up, tests/generate.py), the grader,
+proven requirement by requirement (tests/requirements.toml, solution/mutants and
+alternatives: one test per variant), and the set-up."""
 
 from __future__ import annotations
 
@@ -16,18 +18,16 @@ import httpx
 import pytest
 import stripe
 
-from conftest import free_port, load_module
+from conftest import free_port
 from paths import REPO
 from stripebench.harness.fixtures import seed
+from stripebench.harness.proof.prove import prove_task, prove_variant, static_proof, variant_labels
 from stripebench.harness.task import load_task
 
 TASK = REPO / "tasks" / "checkout-gym"
 sys.path.insert(0, str(TASK / "tests"))
-sys.path.insert(0, str(TASK / "solution"))
 import canonical  # noqa: E402
 import generate  # noqa: E402
-
-make_partial = load_module(TASK / "solution" / "make_partial.py", "gym_make_partial")
 
 
 def run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -171,14 +171,16 @@ def test_order_keys_and_defaults_do_not_matter() -> None:
     assert score(answer) == 1.0
 
 
-def test_inline_shipping_rate_data_equals_the_catalog_rate() -> None:
+def test_inline_data_copying_a_catalog_rate_costs_one_leaf() -> None:
+    """The instruction asks for the catalog's id wherever the catalog has the rate: inline
+    data showing the same option is the form it forbids (it scored 1.0 once)."""
     answer = copy.deepcopy(TRUTH)
     answer["shipping_options"] = [{"shipping_rate_data": {
         "display_name": "Standard shipping", "type": "fixed_amount",
         "fixed_amount": {"amount": 599, "currency": "usd"},
         "delivery_estimate": {"minimum": {"unit": "business_day", "value": 5},
                               "maximum": {"unit": "business_day", "value": 7}}}}]
-    assert score(answer) == 1.0
+    assert 0.9 < score(answer) < 1.0
 
 
 def test_partial_and_padded_answers_score_below_one() -> None:
@@ -257,16 +259,11 @@ def test_noop_scores_zero(trial: dict[str, Any]) -> None:
     assert grade(trial)["total"] == 0.0
 
 
-def test_scripted_partial_replay_scores_half(trial: dict[str, Any]) -> None:
-    prepare(trial)
-    replay = json.loads((TASK / "solution" / "scripted_partial.json").read_text())
-    assert replay == make_partial.replay(), "scripted_partial.json is stale: run make_partial"
-    for call in replay:
-        assert call["tool"] == "bash"
-        run(["bash", "-c", call["args"]["command"]], trial["env"], trial["workdir"])
-    reward = grade(trial)
-    assert reward["total"] == pytest.approx(0.5)
-    assert sorted(reward["subscores"].values()) == [0.0] * 10 + [1.0] * 10
+def test_the_oracle_knows_the_public_seed_answers() -> None:
+    """solution/answers.json is the generator's public set, catalog objects named
+    symbolically (the oracle resolves them with the agent's key)."""
+    symbolic = json.loads((TASK / "solution" / "answers.json").read_text())
+    assert symbolic == {str(c["number"]): c["params"] for c in generate.generate()}
 
 
 
@@ -460,41 +457,40 @@ def test_pages_alone_solve_the_gym(trial: dict[str, Any], seed: int, count: int)
     assert reward["total"] >= 0.95, reward["messages"]
 
 
+def test_the_requirement_table_and_variants_are_valid() -> None:
+    assert static_proof(load_task(TASK)).problems == []
+
+
 def test_proven_under_the_harness(tmp_path: Path) -> None:
     """The real trial loop (setup step, sandbox, services, hidden grader): oracle 1.0,
-    noop 0.0, the scripted half-replay 0.5; and the report's Sub-problems column names
-    all 20 pages from the records the trial loop wrote (it was empty before the task
-    declared them)."""
-    from stripebench.harness.agents.simple import NoopAgent, OracleAgent, ScriptedAgent
+    noop 0.0, the table against the reward; teardown removes the trial's account and the
+    setup's hidden one; and the report's Sub-problems column names all 20 pages from the
+    records the trial loop wrote (it was empty before the task declared them)."""
     from stripebench.harness.emulator import Emulator
-    from stripebench.harness.trial import TrialConfig, run_trial
+    from stripebench.results.aggregate import score_task
 
     task = load_task(TASK)
     server = Emulator.start()
     before = server.http.get("/_emulator/accounts").json()["data"]
-    records: dict[str, dict[str, Any]] = {}
     try:
-        rewards = {}
-        for name, agent in [("oracle", OracleAgent()), ("noop", NoopAgent()),
-                            ("scripted", ScriptedAgent(TASK / "solution" /
-                                                       "scripted_partial.json"))]:
-            record = run_trial(task, 0, tmp_path / name, agent, server,
-                               TrialConfig("proof", name, None))
-            assert record["status"] == "completed", record["error"]
-            rewards[name] = record["reward"]
-            records[name] = record
-            # teardown removed the trial's account and the setup's hidden one
-            left = server.http.get("/_emulator/accounts").json()["data"]
-            assert left == before, name
+        proof = prove_task(task, tmp_path, server)
+        assert server.http.get("/_emulator/accounts").json()["data"] == before
     finally:
         server.stop()
-    assert rewards == {"oracle": 1.0, "noop": 0.0, "scripted": 0.5}
-    from stripebench.results.aggregate import score_task
+    assert (proof.problems, proof.oracle, proof.noop) == ([], 1.0, 0.0)
+    record = json.loads(next((tmp_path / "oracle").rglob("result.json")).read_text())
+    scored = score_task(task.id, [record])
+    assert list(scored.parts) == [f"challenge_{n:02d}" for n in range(1, 21)]
+    assert scored.parts["challenge_20"] == 1.0
 
-    for name, expected in (("oracle", 1.0), ("scripted", 0.0)):
-        scored = score_task(task.id, [json.loads(json.dumps(records[name]))])
-        assert list(scored.parts) == [f"challenge_{n:02d}" for n in range(1, 21)], name
-        assert scored.parts["challenge_20"] == expected
+
+@pytest.mark.parametrize("label", variant_labels(TASK))
+def test_variant(label: str, server: Any, tmp_path: Path) -> None:
+    """Each mutant gets one page wrong (a price or a catalog rate passed inline, an
+    option missed or invented, half the pages left out); each alternative (defaults
+    spelled out, equivalent forms) scores 1.0."""
+    verdict = prove_variant(load_task(TASK), label, tmp_path, server)
+    assert verdict.ok, verdict.message
 
 
 # Red team: the gym app is the agent's to change, and the harness restarts it beside the

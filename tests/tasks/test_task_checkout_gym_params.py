@@ -28,7 +28,7 @@ from stripebench.harness.fixtures import seed
 from stripebench.harness.task import load_task
 
 TASK = REPO / "tasks" / "checkout-gym"
-generate = load_module(TASK / "solution" / "generate.py", "gym_params_generate")
+generate = load_module(TASK / "tests" / "generate.py", "gym_params_generate")
 sys.path.insert(0, str(TASK / "tests"))
 import canonical  # noqa: E402
 
@@ -90,7 +90,7 @@ def test_every_seeded_page_creates_as_the_setup_creates_it(emulator: Any,
     seed(emulator.base, account["secret_key"], load_task(TASK).fixtures)
     prepare = load_module(TASK / "tests" / "prepare.py", "gym_params_prepare")
     client = prepare.stripe_client(emulator.base, account["secret_key"])
-    prices, rates = prepare.catalog_ids(emulator.base, account["secret_key"])
+    prices, rates = prepare.catalog_ids(client)
     for number in range(12):
         for challenge in generate.generate(number):
             params = generate.resolve(challenge["params"], prices, rates)

@@ -1,9 +1,9 @@
 """sdk-upgrade-python: three Flask services on stripe-python 5.5.0 (API 2022-08-01) that
 the agent moves to stripe-python 16.1.0 and the current API version without changing
-their JSON. Proven under the harness: oracle 1.0, noop 0.0, only the payments service
-upgraded 1/3, the SDK bumped but the old API version kept 0.0 (its old code still answers
-correctly, which must not count), and the old SDK installs and answers offline inside
-the bubblewrap sandbox too."""
+their JSON. Proven under the harness requirement by requirement (tests/requirements.toml,
+solution/mutants, solution/alternatives: one test per variant), then red-teamed: a faked
+upgrade, hanging services, a FIFO in the code and requests going around the recording
+proxy score nothing; and the old SDK installs and answers offline inside bubblewrap."""
 
 from __future__ import annotations
 
@@ -14,26 +14,19 @@ from typing import Any
 import httpx
 import pytest
 
-from conftest import load_module, proof_trial
+from conftest import proof_trial
 from paths import REPO
 from stripebench.harness.agents.simple import ScriptedAgent
-from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
 from stripebench.harness.fixtures import seed
+from stripebench.harness.proof.prove import prove_task, prove_variant, static_proof, variant_labels
 from stripebench.harness.sandbox import bwrap_available, wheelhouse
 from stripebench.harness.task import load_task
 
 TASK = REPO / "tasks" / "sdk-upgrade-python"
-make_partial = load_module(TASK / "solution" / "make_partial.py", "sdk_upgrade_make_partial")
 
 pytestmark = pytest.mark.skipif(wheelhouse() is None,
                                 reason="no offline wheelhouse: run scripts/setup.sh")
-
-# The SDK bumped and /version fixed, but the code still pins 2022-08-01: on stripe 16 the
-# old code keeps answering the old shapes correctly, and must still score nothing.
-BUMP_ONLY = [{"tool": "bash", "args": {"command":
-    "set -e; printf 'stripe==16.1.0\\n' > requirements.txt; bash install.sh; "
-    "sed -i 's/stripe.version.VERSION/stripe.VERSION/' services/*.py"}}]
 
 
 def trial(server: Emulator, tmp_path: Path, name: str, agent: Any,
@@ -41,46 +34,22 @@ def trial(server: Emulator, tmp_path: Path, name: str, agent: Any,
     return proof_trial(TASK, server, tmp_path, name, agent, sandbox)
 
 
-def test_tasks_check_proves_oracle_and_noop(tmp_path: Path) -> None:
-    lines: list[str] = []
-    assert check_tasks([load_task(TASK)], tmp_path, echo=lines.append) == [], lines
-    assert lines == ["ok   sdk-upgrade-python: oracle 1.0, noop 0.0"]
-    oracle = json.loads(next((tmp_path / "oracle").rglob("result.json")).read_text())
-    assert set(oracle["subscores"].values()) == {1.0}
-    assert oracle["submission"]["modified"] == ["requirements.txt", "services/invoices.py",
-                                                "services/payments.py",
-                                                "services/subscriptions.py"]
-    noop = json.loads(next((tmp_path / "noop").rglob("result.json")).read_text())
-    assert noop["subscores"] == {"gate:stripe_16_pinned": 0.0}
+def test_the_requirement_table_and_variants_are_valid() -> None:
+    assert static_proof(load_task(TASK)).problems == []
 
 
-def test_scripted_replay_is_fresh() -> None:
-    replay = json.loads((TASK / "solution" / "scripted_partial.json").read_text())
-    assert replay == make_partial.replay(), "scripted_partial.json is stale: run make_partial"
+def test_oracle_noop_and_the_table_against_the_reward(server: Emulator,
+                                                      tmp_path: Path) -> None:
+    proof = prove_task(load_task(TASK), tmp_path, server)
+    assert (proof.problems, proof.oracle, proof.noop) == ([], 1.0, 0.0)
 
 
-def test_partial_upgrades_score_their_share(server: Emulator, tmp_path: Path) -> None:
-    """Payments alone upgraded: one third. The SDK bumped with the old API version
-    kept: the gate passes but no service counts as upgraded."""
-    partial = trial(server, tmp_path, "scripted",
-                    ScriptedAgent(TASK / "solution" / "scripted_partial.json"))
-    assert partial["reward"] == pytest.approx(1 / 3, abs=1e-6)
-    scores = partial["subscores"]
-    assert {k: v for k, v in scores.items() if k.startswith("payments")} == {
-        "payments_upgraded": 1.0, "payments_details": 1.0, "payments_customer_list": 1.0}
-    assert all(v == 0.0 for k, v in scores.items() if k.startswith(("invoices",
-                                                                    "subscriptions")))
-    work = tmp_path / "scripted" / "workdir"
-    before = json.loads((work / "before.json").read_text())  # the stripe 5 service
-    assert before == json.loads((work / "after.json").read_text())  # the stripe 16 one
-    assert before["count"] == 3 and before["refunded"] == 900
-    assert before["captured"] == 5400  # the held payment is not captured
-
-    bumped = trial(server, tmp_path, "bumped", ScriptedAgent(BUMP_ONLY))
-    assert bumped["reward"] == 0.0
-    assert bumped["subscores"]["gate:stripe_16_pinned"] == 1.0
-    log = (tmp_path / "bumped" / "grader.log").read_text()
-    assert "uses API version '2022-08-01'" in log
+@pytest.mark.parametrize("label", variant_labels(TASK))
+def test_variant(label: str, server: Emulator, tmp_path: Path) -> None:
+    """Each mutant loses exactly its checks; each alternative scores 1.0 (among them a
+    developer tool under tools/ quoting the old version, which once scored 0.0)."""
+    verdict = prove_variant(load_task(TASK), label, tmp_path, server)
+    assert verdict.ok, verdict.message
 
 
 # Red team: the SDK bumped, /version made to report stripe 16 and the current API
@@ -146,15 +115,33 @@ def test_a_fifo_in_the_code_scores_zero_not_a_grader_error(server: Emulator,
     assert record["subscores"]["gate:stripe_16_pinned"] == 1.0
 
 
+# What the starter payments service answers for the seeded customer, recorded in the trial
+# (the old SDK, installed from the wheelhouse, run in the sandbox).
+RECORD = r"""
+import json, os, urllib.parse, urllib.request
+base = os.environ["STRIPE_API_BASE"].rstrip("/")
+query = urllib.parse.urlencode({"email": "katherine@example.com"})
+request = urllib.request.Request(f"{base}/v1/customers?{query}", headers={
+    "Authorization": "Bearer " + os.environ["STRIPE_SECRET_KEY"]})
+customer = json.load(urllib.request.urlopen(request))["data"][0]["id"]
+service = os.environ["PAYMENTS_URL"]
+body = json.load(urllib.request.urlopen(f"{service}/customers/{customer}/payments"))
+with open("before.json", "w") as out:
+    json.dump(body, out, indent=2, sort_keys=True)
+"""
+
+
 @pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
-def test_partial_upgrade_in_bubblewrap(server: Emulator, tmp_path: Path) -> None:
+def test_the_old_sdk_answers_in_bubblewrap(server: Emulator, tmp_path: Path) -> None:
     """Inside bubblewrap (no network, Stripe's hosts routed over TLS to the emulator) the
-    wheelhouse is reachable, stripe 5 installs and answers through the routed TLS, and
-    the grader scores the same third."""
-    record = trial(server, tmp_path, "bwrap",
-                   ScriptedAgent(TASK / "solution" / "scripted_partial.json"), "bwrap")
-    assert record["reward"] == pytest.approx(1 / 3, abs=1e-6)
+    wheelhouse is reachable, stripe 5 installs and answers through the routed TLS; nothing
+    upgraded scores 0."""
+    replay = [{"tool": "bash", "args": {"command": f"python - <<'PYEOF'\n{RECORD}PYEOF\n"}}]
+    record = trial(server, tmp_path, "bwrap", ScriptedAgent(replay), "bwrap")
+    assert record["reward"] == 0.0
     before = json.loads((tmp_path / "bwrap" / "workdir" / "before.json").read_text())
+    assert before["count"] == 3 and before["refunded"] == 900
+    assert before["captured"] == 5400  # the held payment is not captured
     cards = {p["description"]: (p["charge"] or {}).get("card") for p in before["payments"]}
     assert cards["Telescope mount"]["last4"] == "4242"
     assert cards["Tripod (held, not captured)"]["brand"] == "mastercard"

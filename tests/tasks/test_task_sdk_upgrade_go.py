@@ -1,6 +1,7 @@
 """sdk-upgrade-go: three net/http services on stripe-go v72 (API 2020-08-27) that the agent
 moves to stripe-go v85 and its API version without changing their JSON. Proven under the
-harness: oracle 1.0, noop 0.0, only the payments service upgraded 1/3 (inside bubblewrap
+harness requirement by requirement (tests/requirements.toml, solution/mutants and
+alternatives, one test per variant; the partial upgrade again inside bubblewrap
 when it can run: no network, both majors build from the read-only module cache, with an
 empty build cache), and a red-team trial where v72 code behind forged v85 headers, a
 v85 service whose real requests go to STRIPE_BASE_URL at 2020-08-27, and an honest v85
@@ -22,15 +23,14 @@ import pytest
 from conftest import load_module, proof_trial
 from paths import REPO
 from stripebench.harness.agents.simple import ScriptedAgent
-from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
+from stripebench.harness.proof.prove import prove_task, prove_variant, static_proof, variant_labels
 from stripebench.harness.sandbox import bwrap_available, go_module_cache
 from stripebench.harness.task import load_task
 
 ROOT = REPO
 TASK = ROOT / "tasks" / "sdk-upgrade-go"
 WARM_BUILD_CACHE = ROOT / ".cache" / "go-build"
-make_partial = load_module(TASK / "solution" / "make_partial.py", "sdk_upgrade_go_partial")
 grade = load_module(TASK / "tests" / "grade.py", "sdk_upgrade_go_grade")
 
 pytestmark = [
@@ -51,24 +51,32 @@ def trial(server: Emulator, tmp_path: Path, name: str, agent: Any,
     return proof_trial(TASK, server, tmp_path, name, agent, sandbox)
 
 
-def test_tasks_check_proves_oracle_and_noop(tmp_path: Path, warm: None) -> None:
-    lines: list[str] = []
-    assert check_tasks([load_task(TASK)], tmp_path, echo=lines.append) == [], lines
-    assert lines == ["ok   sdk-upgrade-go: oracle 1.0, noop 0.0"]
-    oracle = json.loads(next((tmp_path / "oracle").rglob("result.json")).read_text())
-    assert set(oracle["subscores"].values()) == {1.0}
-    # The build cache and binaries (.go/) are not part of the submission.
-    assert oracle["submission"]["modified"] == ["go.mod", "go.sum",
-                                                "services/invoices/main.go",
-                                                "services/payments/main.go",
-                                                "services/subscriptions/main.go"]
-    noop = json.loads(next((tmp_path / "noop").rglob("result.json")).read_text())
-    assert noop["subscores"] == {"gate:stripe_85_pinned": 0.0}
+def test_the_requirement_table_and_variants_are_valid() -> None:
+    assert static_proof(load_task(TASK)).problems == []
 
 
-def test_scripted_replay_is_fresh() -> None:
-    replay = json.loads((TASK / "solution" / "scripted_partial.json").read_text())
-    assert replay == make_partial.replay(), "scripted_partial.json is stale: run make_partial"
+def test_oracle_noop_and_the_table_against_the_reward(server: Emulator, tmp_path: Path,
+                                                      warm: None) -> None:
+    proof = prove_task(load_task(TASK), tmp_path, server)
+    assert (proof.problems, proof.oracle, proof.noop) == ([], 1.0, 0.0)
+
+
+@pytest.mark.timeout(900)  # cold builds on a busy machine
+@pytest.mark.parametrize("label", variant_labels(TASK))
+def test_variant(label: str, server: Emulator, tmp_path: Path, warm: None) -> None:
+    verdict = prove_variant(load_task(TASK), label, tmp_path, server)
+    assert verdict.ok, verdict.message
+
+
+@pytest.mark.timeout(900)  # cold builds on a busy machine
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
+def test_the_partial_upgrade_in_bubblewrap(server: Emulator, tmp_path: Path, warm: None) -> None:
+    """No network at all: v72 and v85 both build offline from the read-only
+    module cache, and the services reach the routed emulator."""
+    verdict = prove_variant(load_task(TASK), "mutant/only-payments-upgraded", tmp_path,
+                            server, sandbox="bwrap")
+    assert verdict.ok, verdict.message
+    assert verdict.reward == pytest.approx(1 / 3, abs=1e-6)
 
 
 def test_the_grader_pins_what_stripe_go_v85_sends() -> None:
@@ -79,8 +87,9 @@ def test_the_grader_pins_what_stripe_go_v85_sends() -> None:
 
 
 def test_the_gate_reads_go_mod(tmp_path: Path) -> None:
-    """go.mod requires v85 (beside v72 while services still use it); a comment, v72
-    alone or another module's v85 does not pass."""
+    """go.mod requires v85 (beside v72 while a service still imports it); a comment, v72
+    alone, v72 left over once no service imports it, or another module's v85 does not
+    pass."""
     def gate(text: str) -> bool:
         (tmp_path / "go.mod").write_text(text)
         try:
@@ -90,8 +99,14 @@ def test_the_gate_reads_go_mod(tmp_path: Path) -> None:
 
     head = "module backoffice\n\ngo 1.23\n\n"
     assert gate(head + "require github.com/stripe/stripe-go/v85 v85.0.0\n")
-    assert gate(head + "require (\n\tgithub.com/stripe/stripe-go/v72 v72.122.0\n"
-                "\tgithub.com/stripe/stripe-go/v85 v85.0.0\n)\n")
+    both = head + ("require (\n\tgithub.com/stripe/stripe-go/v72 v72.122.0\n"
+                   "\tgithub.com/stripe/stripe-go/v85 v85.0.0\n)\n")
+    assert not gate(both)  # no service imports v72 any more
+    invoices = tmp_path / "services" / "invoices"
+    invoices.mkdir(parents=True)
+    (invoices / "main.go").write_text('package main\n\nimport (\n\tstripe '
+                                      '"github.com/stripe/stripe-go/v72"\n)\n')
+    assert gate(both)  # invoices still does
     assert not gate(head + "require github.com/stripe/stripe-go/v72 v72.122.0\n")
     assert not gate(head + "require github.com/stripe/stripe-go/v72 v72.122.0\n"
                     "// require github.com/stripe/stripe-go/v85 v85.0.0\n")
@@ -126,36 +141,6 @@ def test_the_dependency_check_follows_the_build(tmp_path: Path,
     (tmp_path / "go.mod").write_text(go_mod + "replace github.com/stripe/stripe-go/v85 => ./fake\n")
     with pytest.raises(ValueError, match="comes from .*fake, not the module cache"):
         grade.sdk_majors(tmp_path, "payments")
-
-
-@pytest.mark.timeout(900)  # two cold builds (v72, then v85) on a busy machine
-def test_partial_upgrade_scores_its_third(server: Emulator, tmp_path: Path) -> None:
-    """Payments alone upgraded (`go get` + `go mod tidy` offline): one third. In
-    bubblewrap (when it runs here) the trial has no network at all and an empty build
-    cache: stripe-go v72 and v85 come from the read-only module cache and compile inside
-    the sandbox, and the services reach the routed emulator over TLS (SSL_CERT_FILE)."""
-    sandbox = "bwrap" if bwrap_available() else "local"
-    record = trial(server, tmp_path, "scripted",
-                   ScriptedAgent(TASK / "solution" / "scripted_partial.json"), sandbox)
-    assert record["reward"] == pytest.approx(1 / 3, abs=1e-6)
-    scores = record["subscores"]
-    assert {k: v for k, v in scores.items() if k.startswith("payments")} == {
-        "payments_upgraded": 1.0, "payments_details": 1.0, "payments_customer_list": 1.0}
-    assert all(v == 0.0 for k, v in scores.items() if k.startswith(("invoices",
-                                                                    "subscriptions")))
-    reward = json.loads((tmp_path / "scripted" / "reward.json").read_text())
-    assert "runs stripe-go '72.122.0', not 85.x" in reward["messages"]["invoices_upgraded"]
-    work = tmp_path / "scripted" / "workdir"
-    go_mod = (work / "go.mod").read_text()
-    assert "github.com/stripe/stripe-go/v85 v85.0.0" in go_mod
-    assert "github.com/stripe/stripe-go/v72 v72.122.0" in go_mod  # the other two use it
-    before = json.loads((work / "before.json").read_text())  # the v72 service
-    assert before == json.loads((work / "after.json").read_text())  # the v85 one
-    assert before["count"] == 3 and before["refunded"] == 900
-    assert before["captured"] == 5400  # the held payment is not captured
-    cards = {p["description"]: (p["charge"] or {}).get("card") for p in before["payments"]}
-    tripod = cards["Tripod (held, not captured)"]
-    assert tripod is not None and tripod["brand"] == "mastercard"
 
 
 # Red team, one trial, one attack per service (go.mod requires v85; the build cache warm):

@@ -1,9 +1,10 @@
 """sdk-upgrade-java: three Java services (one Maven project, the JDK's HTTP server) on
 stripe-java 20.136.0 (API 2020-08-27) that the agent moves to stripe-java 33.3.0 and its
-API version (2026-07-29.dahlia) without changing their JSON. Proven under the harness:
-oracle 1.0, noop 0.0, only the payments service upgraded 1/3 (inside bubblewrap when it
-can run: no network, Maven builds both majors offline from the read-only repository), and
-a red-team trial where a service sending stripe-java 33's headers over the old shapes and
+API version (2026-07-29.dahlia) without changing their JSON. Proven under the harness
+requirement by requirement (tests/requirements.toml, solution/mutants and alternatives,
+one test per variant; the partial upgrade again inside bubblewrap when it can run: no
+network, Maven builds both majors offline from the read-only repository), and a red-team
+trial where a service sending stripe-java 33's headers over the old shapes and
 one going around the recording proxy score nothing while an honest one scores its third.
 The starter itself answers every contract on the old SDK and version: the JSON to keep.
 
@@ -30,8 +31,8 @@ from conftest import free_port, load_module, proof_trial
 from paths import REPO
 from stripebench.grading.bounded import Budget
 from stripebench.harness.agents.simple import ScriptedAgent
-from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
+from stripebench.harness.proof.prove import prove_task, prove_variant, static_proof, variant_labels
 from stripebench.harness.sandbox import bwrap_available
 from stripebench.harness.task import load_task
 from stripebench.sandbox.base import maven_repository, url_ok
@@ -39,7 +40,6 @@ from stripebench.sandbox.base import maven_repository, url_ok
 TASK = REPO / "tasks" / "sdk-upgrade-java"
 CODE = "src/main/java/backoffice"
 SERVICES = ("payments", "invoices", "subscriptions")
-make_partial = load_module(TASK / "solution" / "make_partial.py", "sdk_upgrade_java_partial")
 grade = load_module(TASK / "tests" / "grade.py", "sdk_upgrade_java_grade")
 
 pytestmark = [
@@ -55,22 +55,30 @@ def trial(server: Emulator, tmp_path: Path, name: str, agent: Any,
     return proof_trial(TASK, server, tmp_path, name, agent, sandbox)
 
 
-def test_tasks_check_proves_oracle_and_noop(tmp_path: Path) -> None:
-    lines: list[str] = []
-    assert check_tasks([load_task(TASK)], tmp_path, echo=lines.append) == [], lines
-    assert lines == ["ok   sdk-upgrade-java: oracle 1.0, noop 0.0"]
-    oracle = json.loads(next((tmp_path / "oracle").rglob("result.json")).read_text())
-    assert set(oracle["subscores"].values()) == {1.0}
-    # Maven's target/ (classes, the copied jars) is build output, not the submission.
-    assert oracle["submission"]["modified"] == ["pom.xml"] + [
-        f"{CODE}/{name}.java" for name in ("Api", "Invoices", "Payments", "Subscriptions")]
-    noop = json.loads(next((tmp_path / "noop").rglob("result.json")).read_text())
-    assert noop["subscores"] == {"gate:stripe_33_pinned": 0.0}
+def test_the_requirement_table_and_variants_are_valid() -> None:
+    assert static_proof(load_task(TASK)).problems == []
 
 
-def test_scripted_replay_is_fresh() -> None:
-    replay = json.loads((TASK / "solution" / "scripted_partial.json").read_text())
-    assert replay == make_partial.replay(), "scripted_partial.json is stale: run make_partial"
+def test_oracle_noop_and_the_table_against_the_reward(server: Emulator,
+                                                      tmp_path: Path) -> None:
+    proof = prove_task(load_task(TASK), tmp_path, server)
+    assert (proof.problems, proof.oracle, proof.noop) == ([], 1.0, 0.0)
+
+
+@pytest.mark.parametrize("label", variant_labels(TASK))
+def test_variant(label: str, server: Emulator, tmp_path: Path) -> None:
+    verdict = prove_variant(load_task(TASK), label, tmp_path, server)
+    assert verdict.ok, verdict.message
+
+
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
+def test_the_partial_upgrade_in_bubblewrap(server: Emulator, tmp_path: Path) -> None:
+    """No network at all: both majors build offline from the read-only Maven
+    repository, and the services reach the routed emulator."""
+    verdict = prove_variant(load_task(TASK), "mutant/only-payments-upgraded", tmp_path,
+                            server, sandbox="bwrap")
+    assert verdict.ok, verdict.message
+    assert verdict.reward == pytest.approx(1 / 3, abs=1e-6)
 
 
 def test_the_starter_answers_every_contract(server: Emulator, tmp_path: Path) -> None:
@@ -112,34 +120,6 @@ def test_the_starter_answers_every_contract(server: Emulator, tmp_path: Path) ->
     answered = {entry["version"] for entry in server.requests(account.id)
                 if entry["path"].startswith("/v1/") and entry["method"] == "GET"}
     assert answered == {"2020-08-27", grade.CURRENT_VERSION}  # the services, the grader
-
-
-def test_partial_upgrade_scores_its_third(server: Emulator, tmp_path: Path) -> None:
-    """Payments alone upgraded, invoices and subscriptions ported to compile on
-    stripe-java 33 but kept at 2020-08-27: one third. In bubblewrap (when it runs here)
-    the trial has no network at all: both majors build offline from the read-only Maven
-    repository, and the services reach the routed emulator."""
-    sandbox = "bwrap" if bwrap_available() else "local"
-    record = trial(server, tmp_path, "scripted",
-                   ScriptedAgent(TASK / "solution" / "scripted_partial.json"), sandbox)
-    assert record["reward"] == pytest.approx(1 / 3, abs=1e-6)
-    scores = record["subscores"]
-    assert {k: v for k, v in scores.items() if k.startswith("payments")} == {
-        "payments_upgraded": 1.0, "payments_details": 1.0, "payments_customer_list": 1.0}
-    assert all(v == 0.0 for k, v in scores.items() if k.startswith(("invoices",
-                                                                    "subscriptions")))
-    reward = json.loads((tmp_path / "scripted" / "reward.json").read_text())
-    for service in ("invoices", "subscriptions"):
-        message = reward["messages"][f"{service}_upgraded"]
-        assert "older API versions still in the code" in message, message
-    work = tmp_path / "scripted" / "workdir"
-    assert "<version>33.3.0</version>" in (work / "pom.xml").read_text()
-    before = json.loads((work / "before.json").read_text())  # the stripe-java 20 service
-    assert before == json.loads((work / "after.json").read_text())  # the stripe-java 33 one
-    assert before["count"] == 3 and before["refunded"] == 900
-    assert before["captured"] == 5400  # the held payment is not captured
-    cards = {p["description"]: (p["charge"] or {}).get("card") for p in before["payments"]}
-    assert cards["Tripod (held, not captured)"]["brand"] == "mastercard"
 
 
 # Red team, one trial, one attack per service (pom.xml on stripe-java 33.3.0 for all):

@@ -1,10 +1,11 @@
 """sdk-upgrade-node: three Express services on stripe-node 10.17.0 (API 2022-08-01) that
 the agent moves to stripe-node 23.1.0 and the current API version without changing their
-JSON. Proven under the harness: oracle 1.0, noop 0.0, only the payments service upgraded
-1/3 (inside bubblewrap when it can run: no network, npm installs both majors from the
-offline cache), and a red-team trial where a faked upgrade that goes past the recording
-proxy and a hanging /version score nothing while an honest service beside a FIFO scores
-its third."""
+JSON. Proven under the harness requirement by requirement (tests/requirements.toml,
+solution/mutants, solution/alternatives: one test per variant; the partial upgrade again
+inside bubblewrap when it can run: no network, npm installs both majors from the offline
+cache), and a red-team trial where a faked upgrade that goes past the recording proxy and
+a hanging /version score nothing while an honest service beside a FIFO scores its
+third."""
 
 from __future__ import annotations
 
@@ -15,16 +16,15 @@ from typing import Any
 
 import pytest
 
-from conftest import load_module, proof_trial
+from conftest import proof_trial
 from paths import REPO
 from stripebench.harness.agents.simple import ScriptedAgent
-from stripebench.harness.check import check_tasks
 from stripebench.harness.emulator import Emulator
+from stripebench.harness.proof.prove import prove_task, prove_variant, static_proof, variant_labels
 from stripebench.harness.sandbox import bwrap_available, npm_cache
 from stripebench.harness.task import load_task
 
 TASK = REPO / "tasks" / "sdk-upgrade-node"
-make_partial = load_module(TASK / "solution" / "make_partial.py", "sdk_upgrade_node_partial")
 
 pytestmark = [
     pytest.mark.skipif(npm_cache() is None, reason="no offline npm cache: run scripts/setup.sh"),
@@ -37,50 +37,30 @@ def trial(server: Emulator, tmp_path: Path, name: str, agent: Any,
     return proof_trial(TASK, server, tmp_path, name, agent, sandbox)
 
 
-def test_tasks_check_proves_oracle_and_noop(tmp_path: Path) -> None:
-    lines: list[str] = []
-    assert check_tasks([load_task(TASK)], tmp_path, echo=lines.append) == [], lines
-    assert lines == ["ok   sdk-upgrade-node: oracle 1.0, noop 0.0"]
-    oracle = json.loads(next((tmp_path / "oracle").rglob("result.json")).read_text())
-    assert set(oracle["subscores"].values()) == {1.0}
-    assert oracle["submission"]["modified"] == ["package-lock.json", "package.json",
-                                                "services/invoices.js",
-                                                "services/payments.js",
-                                                "services/subscriptions.js"]
-    noop = json.loads(next((tmp_path / "noop").rglob("result.json")).read_text())
-    assert noop["subscores"] == {"gate:stripe_23_pinned": 0.0}
+def test_the_requirement_table_and_variants_are_valid() -> None:
+    assert static_proof(load_task(TASK)).problems == []
 
 
-def test_scripted_replay_is_fresh() -> None:
-    replay = json.loads((TASK / "solution" / "scripted_partial.json").read_text())
-    assert replay == make_partial.replay(), "scripted_partial.json is stale: run make_partial"
+def test_oracle_noop_and_the_table_against_the_reward(server: Emulator,
+                                                      tmp_path: Path) -> None:
+    proof = prove_task(load_task(TASK), tmp_path, server)
+    assert (proof.problems, proof.oracle, proof.noop) == ([], 1.0, 0.0)
 
 
-def test_partial_upgrade_scores_its_third(server: Emulator, tmp_path: Path) -> None:
-    """Payments alone upgraded (`npm pkg set` + `npm install --offline`): one third. In
-    bubblewrap (when it runs here) the trial has no network at all: stripe 10 and 23 both
-    come from the read-only npm cache, and stripe-node reaches the routed emulator over
-    TLS (NODE_EXTRA_CA_CERTS)."""
-    sandbox = "bwrap" if bwrap_available() else "local"
-    record = trial(server, tmp_path, "scripted",
-                   ScriptedAgent(TASK / "solution" / "scripted_partial.json"), sandbox)
-    assert record["reward"] == pytest.approx(1 / 3, abs=1e-6)
-    scores = record["subscores"]
-    assert {k: v for k, v in scores.items() if k.startswith("payments")} == {
-        "payments_upgraded": 1.0, "payments_details": 1.0, "payments_customer_list": 1.0}
-    assert all(v == 0.0 for k, v in scores.items() if k.startswith(("invoices",
-                                                                    "subscriptions")))
-    reward = json.loads((tmp_path / "scripted" / "reward.json").read_text())
-    assert "uses API version '2022-08-01'" in reward["messages"]["invoices_upgraded"]
-    work = tmp_path / "scripted" / "workdir"
-    assert json.loads((work / "package.json").read_text())["dependencies"]["stripe"] == \
-        "23.1.0"
-    before = json.loads((work / "before.json").read_text())  # the stripe 10 service
-    assert before == json.loads((work / "after.json").read_text())  # the stripe 23 one
-    assert before["count"] == 3 and before["refunded"] == 900
-    assert before["captured"] == 5400  # the held payment is not captured
-    cards = {p["description"]: (p["charge"] or {}).get("card") for p in before["payments"]}
-    assert cards["Tripod (held, not captured)"]["brand"] == "mastercard"
+@pytest.mark.parametrize("label", variant_labels(TASK))
+def test_variant(label: str, server: Emulator, tmp_path: Path) -> None:
+    verdict = prove_variant(load_task(TASK), label, tmp_path, server)
+    assert verdict.ok, verdict.message
+
+
+@pytest.mark.skipif(not bwrap_available(), reason="bubblewrap cannot run here")
+def test_the_partial_upgrade_in_bubblewrap(server: Emulator, tmp_path: Path) -> None:
+    """No network at all: stripe 10 and 23 both come from the read-only npm cache, and
+    stripe-node reaches the routed emulator over TLS (NODE_EXTRA_CA_CERTS)."""
+    verdict = prove_variant(load_task(TASK), "mutant/only-payments-upgraded", tmp_path,
+                            server, sandbox="bwrap")
+    assert verdict.ok, verdict.message
+    assert verdict.reward == pytest.approx(1 / 3, abs=1e-6)
 
 
 # Red team, one trial, one attack per service (stripe 23 installed for all three):

@@ -1,5 +1,6 @@
-"""subscription-gym: the generator, the grader's rules, and the proof (oracle 1.0 on
-several seeds, noop 0, the scripted partial its share, a blanket answer 0, hostile
+"""subscription-gym: the generator (the task's hidden set-up, tests/generate.py), the
+grader's rules, and the proof (oracle 1.0 on several seeds, noop 0, the requirement table,
+every mutant and alternative of solution/ one test each, a blanket answer 0, hostile
 services 0 without a grader error), against the real emulator and the real harness."""
 
 from __future__ import annotations
@@ -19,15 +20,14 @@ import pytest
 
 from conftest import free_port, load_module
 from paths import REPO
+from stripebench.harness.proof.prove import prove_task, prove_variant, static_proof, variant_labels
 from stripebench.harness.task import load_task
 
 TASK = REPO / "tasks" / "subscription-gym"
 # Unique module names: checkout-gym's tests, in the same pytest worker, have a
 # `generate` module of their own.
 families = load_module(TASK / "tests" / "families.py", "subgym_families")
-generate = load_module(TASK / "solution" / "generate.py", "subgym_generate")
-
-make_partial = load_module(TASK / "solution" / "make_partial.py", "subgym_make_partial")
+generate = load_module(TASK / "tests" / "generate.py", "subgym_generate")
 
 
 # ------------------------------------------------------------------ generator
@@ -140,8 +140,21 @@ def grade(trial: dict[str, Any], app: str = "app.py", **env: str) -> dict[str, A
     return reward
 
 
-def oracle(trial: dict[str, Any]) -> None:
+def oracle(trial: dict[str, Any], seed: int | None = None) -> None:
+    """The reference handlers; for another seed than the public one (which is all the
+    reference knows) this test hands them that set's parameters from the generator."""
     run(["bash", str(TASK / "solution" / "solve.sh")], trial["env"], trial["work"])
+    if seed is not None:
+        (trial["work"] / "public_set.json").write_text(json.dumps({"seed": seed, "challenges": [
+            {k: c[k] for k in ("number", "family", "params")}
+            for c in generate.generate(seed)]}))
+
+
+def test_the_oracle_knows_the_public_set() -> None:
+    known = json.loads((TASK / "solution" / "public_set.json").read_text())
+    assert known == {"seed": generate.PUBLIC_SEED, "challenges": [
+        {k: c[k] for k in ("number", "family", "params")}
+        for c in generate.generate(generate.PUBLIC_SEED)]}
 
 
 @pytest.mark.parametrize("seed", [None, 2, 11])
@@ -153,7 +166,7 @@ def test_oracle_scores_one_on_the_public_and_hidden_seeds(trial: dict[str, Any],
     assert "params" not in json.dumps(shown)  # the agent's copy has no answers
     assert "## Challenge 13" in (trial["work"] / "challenges.md").read_text()
     assert all("params" in c for c in key["challenges"])
-    oracle(trial)
+    oracle(trial, seed)
     reward = grade(trial)
     assert reward["total"] == 1.0, reward["messages"]
     assert sorted(reward["subscores"]) == sorted(generate.FAMILIES)
@@ -166,18 +179,6 @@ def test_noop_scores_zero(trial: dict[str, Any]) -> None:
     reward = grade(trial)
     assert reward["total"] == 0.0
     assert all("501" in m for m in reward["messages"].values())
-
-
-def test_scripted_partial_scores_its_share(trial: dict[str, Any]) -> None:
-    prepare(trial)
-    replay = json.loads((TASK / "solution" / "scripted_partial.json").read_text())
-    assert replay == make_partial.replay(), "scripted_partial.json is stale: run make_partial"
-    for call in replay:
-        run(["bash", "-c", call["args"]["command"]], trial["env"], trial["work"])
-    reward = grade(trial)
-    assert reward["total"] == pytest.approx(6 / 13, abs=1e-6)
-    first_six = {c["family"] for c in generate.generate(generate.PUBLIC_SEED)[:6]}
-    assert {k for k, v in reward["subscores"].items() if v == 1.0} == first_six
 
 
 BLANKET = '''
@@ -225,51 +226,6 @@ def test_a_blanket_answer_earns_nothing(trial: dict[str, Any]) -> None:
     assert not any("501" in m for m in reward["messages"].values())
 
 
-def test_one_wrong_detail_fails_the_challenge(trial: dict[str, Any]) -> None:
-    """The oracle with one thing off per family (no SetupIntent asked for and no secret
-    answered, a coupon percent, paying at once instead of leaving it to the retry) scores
-    0 on those families and 1 elsewhere. Before the secret had to be present, a trial
-    with no SetupIntent answered with no secret passed that check (None == None)."""
-    prepare(trial)
-    oracle(trial)
-    solution = (trial["work"] / "gym_solution.py").read_text()
-    # no SetupIntent asked for, none answered: an absent secret never matches an absent one
-    changed = solution.replace('"setup_client_secret": sub.pending_setup_intent.client_secret',
-                               '"setup_client_secret": None')
-    changed = changed.replace('"trial_period_days": p["trial_days"], "payment_behavior": '
-                              '"default_incomplete"', '"trial_period_days": p["trial_days"]')
-    changed = changed.replace('"percent_off": p["percent_off"]',
-                              '"percent_off": p["percent_off"] + 5')
-    changed = changed.replace('c.v1.invoices.pay(b["invoice"]', 'print(b["invoice"]')
-    assert changed.count("+ 5") and changed.count('"setup_client_secret": None')
-    assert changed.count('"default_incomplete"') == 1  # incomplete_payment's stays
-    (trial["work"] / "gym_solution.py").write_text(changed)
-    reward = grade(trial)
-    key = {c["family"]: c for c in generate.generate(generate.PUBLIC_SEED)}
-    expected_failures = {"trial_without_card", "anchored_coupon"}
-    if not key["dunning_recovery"]["params"]["retry"]:
-        expected_failures.add("dunning_recovery")
-    assert {k for k, v in reward["subscores"].items() if v == 0.0} == expected_failures
-    assert "setup_client_secret" in reward["messages"]["trial_without_card"]
-
-
-def test_a_pause_is_graded_by_its_effect_on_invoices(trial: dict[str, Any]) -> None:
-    """Red team: pause_collection set exactly as asked, but the subscription also moved to
-    `send_invoice`, so the renewal after the pause is sent, not charged. While the
-    emulator only stored pause_collection the family checked the subscription alone and
-    passed this; it now follows the renewals through the pause and fails it."""
-    prepare(trial)
-    oracle(trial)
-    solution = (trial["work"] / "gym_solution.py").read_text()
-    changed = solution.replace('{"pause_collection": {', '{"collection_method": "send_invoice", '
-                               '"days_until_due": 30, "pause_collection": {')
-    assert changed != solution
-    (trial["work"] / "gym_solution.py").write_text(changed)
-    reward = grade(trial)
-    assert {k for k, v in reward["subscores"].items() if v == 0.0} == {"pause_collection"}
-    assert "after the pause" in reward["messages"]["pause_collection"]
-
-
 HOSTILE = '''
 import json, sys, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -307,29 +263,27 @@ def test_hostile_services_score_zero_within_the_budget(trial: dict[str, Any]) ->
     assert len(reward["subscores"]) == 13
 
 
-def test_proven_under_the_harness(tmp_path: Path) -> None:
-    """The real trial loop (setup step, services, hidden grader): oracle 1.0, noop 0.0,
-    the scripted partial 6/13."""
-    from stripebench.harness.agents.simple import NoopAgent, OracleAgent, ScriptedAgent
-    from stripebench.harness.emulator import Emulator
-    from stripebench.harness.trial import TrialConfig, run_trial
+def test_the_requirement_table_and_variants_are_valid() -> None:
+    assert static_proof(load_task(TASK)).problems == []
 
+
+def test_proven_under_the_harness(server: Any, tmp_path: Path) -> None:
+    """The real trial loop (setup step, services, hidden grader): oracle 1.0, noop 0.0,
+    the table against the reward."""
     task = load_task(TASK)
-    assert [s.name for s in task.subproblems] == list(generate.FAMILIES) or \
-        sorted(s.name for s in task.subproblems) == sorted(generate.FAMILIES)
-    server = Emulator.start()
-    try:
-        rewards = {}
-        for name, agent in [("oracle", OracleAgent()), ("noop", NoopAgent()),
-                            ("scripted", ScriptedAgent(TASK / "solution" /
-                                                       "scripted_partial.json"))]:
-            record = run_trial(task, 0, tmp_path / name, agent, server,
-                               TrialConfig("proof", name, None))
-            assert record["status"] == "completed", record["error"]
-            rewards[name] = record["reward"]
-    finally:
-        server.stop()
-    assert rewards == {"oracle": 1.0, "noop": 0.0, "scripted": pytest.approx(6 / 13, abs=1e-6)}
+    assert sorted(s.name for s in task.subproblems) == sorted(generate.FAMILIES)
+    proof = prove_task(task, tmp_path, server)
+    assert (proof.problems, proof.oracle, proof.noop) == ([], 1.0, 0.0)
+
+
+@pytest.mark.parametrize("label", variant_labels(TASK))
+def test_variant(label: str, server: Any, tmp_path: Path) -> None:
+    """Each mutant gets one challenge wrong (the wall clock for 'now', a downgrade made at
+    once, a credit twice, a pause by emailing invoices, a trial with no SetupIntent or
+    the wrong end, a coupon five points high, an invoice paid before the retry); each
+    alternative reaches the same Stripe state through other calls."""
+    verdict = prove_variant(load_task(TASK), label, tmp_path, server)
+    assert verdict.ok, verdict.message
 
 
 # ------------------------------------------------------------------ sub-problems in reports

@@ -1,22 +1,22 @@
-"""Oracle for checkout-gym: the generator's parameters, with this account's catalog ids.
+"""Oracle for checkout-gym: the public seed's answers, with this account's catalog ids.
 
-Uses the public seed (or STRIPEBENCH_GYM_SEED where that reaches it: the sandbox hides
-STRIPEBENCH_* variables, so under the harness the oracle proves the public seed),
-looks the catalog ids up with the agent's own key (lookup keys and shipping-rate
-metadata) and writes submission.json into the working directory.
+answers.json holds the create parameters of the public seed's 20 pages, naming catalog
+objects symbolically ({"lookup_key": ...} for a price, {"shipping_rate_lookup": ...} for
+a shipping rate); this looks the ids up with the agent's own key (lookup keys and
+shipping-rate metadata) and writes submission.json into the working directory. The
+oracle proves the public seed only (the harness runs that one; a private seed's pages
+would need reading, as an agent does).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
 import urllib.request
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import DEFAULT_COUNT, PUBLIC_SEED, generate, resolve  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 
 def _list(base: str, key: str, path: str) -> list[dict[str, Any]]:
@@ -37,13 +37,24 @@ def catalog_ids(base: str, key: str) -> tuple[dict[str, str], dict[str, str]]:
     return prices, rates
 
 
+def resolve(value: Any, price_ids: dict[str, str], rate_ids: dict[str, str]) -> Any:
+    """Replace symbolic catalog references with this account's ids."""
+    if isinstance(value, dict):
+        if set(value) == {"lookup_key"}:
+            return price_ids[value["lookup_key"]]
+        if set(value) == {"shipping_rate_lookup"}:
+            return rate_ids[value["shipping_rate_lookup"]]
+        return {k: resolve(v, price_ids, rate_ids) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve(v, price_ids, rate_ids) for v in value]
+    return value
+
+
 def main() -> None:
     base = os.environ.get("STRIPE_API_BASE", "https://api.stripe.com").rstrip("/")
     prices, rates = catalog_ids(base, os.environ["STRIPE_SECRET_KEY"])
-    seed = int(os.environ.get("STRIPEBENCH_GYM_SEED") or PUBLIC_SEED)
-    count = int(os.environ.get("STRIPEBENCH_GYM_COUNT") or DEFAULT_COUNT)
-    answers = {str(item["number"]): resolve(item["params"], prices, rates)
-               for item in generate(seed, count)}
+    symbolic = json.loads((HERE / "answers.json").read_text())
+    answers = {number: resolve(params, prices, rates) for number, params in symbolic.items()}
     out = Path(os.environ.get("STRIPEBENCH_WORKDIR", ".")) / "submission.json"
     out.write_text(json.dumps(answers, indent=2) + "\n")
     print(f"wrote {len(answers)} answers to {out}")

@@ -5,11 +5,14 @@ can show:
 
 - defaults are dropped (locale auto, quantities' 0..99 bounds, `enabled: false`, submit
   type auto — and pay / subscribe, which draw the same button —, billing address auto,
-  consent none, currency usd), so writing a default out loud neither helps nor hurts;
+  consent none, currency usd, invoice creation off, automatic capture, payment method
+  collection always), so writing a default out loud neither helps nor hurts;
 - lists Stripe treats as sets are keyed, not indexed: line and optional items by price,
   shipping options by what the customer sees (name, amount in the session currency,
-  delivery estimate — so a catalog rate id and equivalent inline rate data score the
-  same), allowed countries by code, custom fields by their label;
+  delivery estimate) and where they come from (the catalog's rate, by id, or inline
+  `shipping_rate_data`: the instruction asks for the catalog's id wherever the catalog
+  has the rate, so inline data copying a catalog rate costs one leaf), allowed countries
+  by code, custom fields by their label;
 - what no page shows is ignored: urls, ui_mode, custom field keys and dropdown option
   values (a default value counts through the label it selects), metadata;
 - billing cycle anchors count by UTC date (the page shows a date, not a second);
@@ -116,6 +119,7 @@ def _shipping(options: Any, rates: dict[str, dict[str, Any]], currency: str) -> 
             amount = option_amount.get("amount", amount)
         key = f"shipping_options[{name}]"
         leaves.append((key, "present"))
+        leaves.append((f"{key}.source", "catalog" if option.get("shipping_rate") else "inline"))
         leaves.append((f"{key}.amount", _norm(amount)))
         estimate = data.get("delivery_estimate") or {}
         for end in ("minimum", "maximum"):
@@ -219,11 +223,20 @@ def leaves(params: Any, rates: dict[str, dict[str, Any]]) -> set[Leaf]:
                 if sub_key == "setup_future_usage" and sub_value in ("on_session",
                                                                      "off_session"):
                     out.append(("payment_intent_data.setup_future_usage", "set"))
+                elif sub_key == "capture_method" and sub_value in ("automatic",
+                                                                   "automatic_async"):
+                    continue  # the default: the page shows the same Pay button
                 elif sub_value is not None and sub_key != "metadata":
                     out += _flatten(f"payment_intent_data.{sub_key}", sub_value)
         elif key == "allow_promotion_codes":
             if _truthy(value):
                 out.append((key, "true"))
+        elif key == "invoice_creation":
+            if isinstance(value, dict) and _truthy(value.get("enabled")):
+                out += _flatten(key, value)
+        elif key == "payment_method_collection":
+            if value != "always":
+                out.append((key, _norm(value)))
         elif key == "billing_address_collection":
             if value != "auto":
                 out.append((key, _norm(value)))

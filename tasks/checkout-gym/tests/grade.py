@@ -42,7 +42,9 @@ def load_submission(path: Path) -> dict[str, Any]:
         raise ValueError("submission.json must be an object keyed by challenge number")
     if isinstance(data.get("challenges"), dict):
         data = data["challenges"]
-    return {str(k).strip(): v for k, v in data.items()}
+    # "7" and "07" (or 7 in a list) name the same page
+    return {str(int(k)) if str(k).strip().isdigit() else str(k).strip(): v
+            for k, v in data.items()}
 
 
 def shipping_rates() -> dict[str, dict[str, Any]]:

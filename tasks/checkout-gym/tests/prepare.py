@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "solution"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the generator beside this file
 from generate import (  # noqa: E402
     DEFAULT_COUNT,
     PRE_ENDIVE_VERSION,
@@ -36,7 +36,6 @@ from generate import (  # noqa: E402
     generate,
     resolve,
 )
-from solve import catalog_ids  # noqa: E402
 
 CATALOG_TYPES = ("product", "price", "shipping_rate", "coupon", "promotion_code", "tax_rate")
 RETURN_URL = "http://127.0.0.1/challenge-complete?session_id={CHECKOUT_SESSION_ID}"
@@ -79,6 +78,17 @@ def hidden_clone(control: httpx.Client, secret_key: str, seed: int) -> dict[str,
             "publishable_key": meta["publishable_key"]}
 
 
+def catalog_ids(client: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """The hidden account's price ids by lookup key and shipping-rate ids by their
+    `lookup` metadata: what the generator's symbolic references resolve to."""
+    prices = {p.lookup_key: p.id for p in client.v1.prices.list({"limit": 100}).data
+              if p.lookup_key}
+    rates = {r.metadata["lookup"]: r.id
+             for r in client.v1.shipping_rates.list({"limit": 100}).data
+             if "lookup" in (r.metadata or {})}
+    return prices, rates
+
+
 def stripe_client(base: str, key: str) -> Any:
     import stripe
 
@@ -98,7 +108,7 @@ def main() -> None:
         with open(created, "a") as handle:
             handle.write(hidden["id"] + "\n")
     client = stripe_client(base, hidden["secret_key"])
-    prices, rates = catalog_ids(base, hidden["secret_key"])
+    prices, rates = catalog_ids(client)
     pages = []
     answers = {}
     for item in generate(seed, count):

@@ -5,13 +5,14 @@ invoices, subscriptions):
 
 - `<service>_upgraded`: the service reports (GET /version) the stripe-go release it was
   built with at major 85 and the API version stripe-go v85 sends, its package depends on
-  stripe-go v85 and no other major (`go list -deps`), its code names no older API
-  version, and what it reports is what it does: the grader starts its own copy of each
-  service from the workdir (`bash run.sh <service>`, which builds it) with
-  `STRIPE_API_BASE` pointing at a recording proxy in front of the emulator, grades that
-  copy, and requires every Stripe request it made to carry exactly one `Stripe-Version`,
-  the current one, and exactly one User-Agent, stripe-go v85's (a service that reports
-  v85 while its requests come from v72 at 2020-08-27 is not upgraded);
+  stripe-go v85 and no other major (`go list -deps`), its code (its package and the
+  module's packages it imports) names no older API version, and what it reports is what
+  it does: the grader starts its own copy of each service from the workdir (`bash run.sh
+  <service>`, which builds it) with `STRIPE_API_BASE` pointing at a recording proxy in
+  front of the emulator, grades that copy, and requires every Stripe request it made to
+  carry exactly one `Stripe-Version`, the current one, and exactly one User-Agent,
+  stripe-go v85's (a service that reports v85 while its requests come from v72 at
+  2020-08-27 is not upgraded);
 - contract checks: the grader makes fresh test data through the API (payments refunded,
   uncaptured and unpaid; invoices paid, open, paid out of band, void and draft;
   subscriptions with several items, intervals and states), computes each endpoint's JSON
@@ -32,10 +33,10 @@ from functools import partial
 from pathlib import Path
 
 from stripebench.grading.sdk_upgrade.cases import contract_cases
+from stripebench.grading.sdk_upgrade.service_code import go_service
 from stripebench.grading.sdk_upgrade.service_copies import ServiceCopies, grade_upgrades
 from stripebench.grading.sdk_upgrade.upgraded import (
     Target,
-    code_files,
     require_upgraded,
     stale_versions,
 )
@@ -70,8 +71,9 @@ def _small_file(path: Path, limit: int = 1_000_000) -> str:
 
 
 def pinned_major(work: Path) -> bool:
-    """go.mod requires stripe-go at the current major (v85.x.y); the old major may stay
-    for services not upgraded yet, which then score nothing of their own."""
+    """go.mod requires stripe-go at the current major (v85.x.y); an older major may stay
+    only while a service still imports it (services not upgraded yet, which then score
+    nothing of their own): the instruction says no longer v72 once every service moved."""
     try:
         text = _small_file(work / "go.mod")
     except (OSError, ValueError) as exc:
@@ -82,6 +84,14 @@ def pinned_major(work: Path) -> bool:
         listed = ", ".join(f"v{p} v{v}" for p, v in found) or "none"
         raise ValueError(f"go.mod must require {MODULE}{MAJOR} v{MAJOR}.x.y "
                          f"(stripe-go requirements found: {listed})")
+    older = sorted({path for path, _ in found if path != MAJOR})
+    code_files = [f for s in SERVICES for f in go_service(work, work / "services" / s)]
+    imported = {int(m) for f in code_files for m in re.findall(
+        r'"github\.com/stripe/stripe-go/v(\d+)(?:/[^"]*)?"', f.read_text(errors="replace"))}
+    unused = [f"v{m}" for m in older if m not in imported]
+    if unused:
+        raise ValueError(f"go.mod still requires stripe-go {', '.join(unused)}, which no "
+                         "service imports any more")
     return True
 
 
@@ -132,10 +142,9 @@ def links_v85_alone(work: Path, service: str) -> None:
 
 def upgraded(work: Path, copies: ServiceCopies, service: str, bypassing: list[str]
              ) -> bool:
-    def elsewhere(path: Path) -> bool:  # another service's code
-        return path in {work / "services" / s for s in SERVICES if s != service}
-
-    files = code_files(work, (".go",), ("vendor",), elsewhere)
+    # The service's code: its package and the module's packages it imports (not a tool
+    # or a note beside it: the instruction asks about the services' code).
+    files = go_service(work, work / "services" / service)
     return require_upgraded(TARGET, copies, service, bypassing,
                             stale_versions(work, files, TARGET.version),
                             partial(links_v85_alone, work, service))

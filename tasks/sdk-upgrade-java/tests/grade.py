@@ -4,15 +4,15 @@ Gate: pom.xml depends on stripe-java 33 (the current major), and the jars the bu
 copied (target/lib/stripe-java-*.jar, when there are any) are that major. Then, per
 service (payments, invoices, subscriptions):
 
-- `<service>_upgraded`: the service reports (GET /version) the SDK it loaded at major
-  33 and the current API version (stripe-java 33's own, 2026-07-29.dahlia), its code
-  names no older API version, and what it reports is what it does: the grader starts its
-  own copy of each service from the workdir (`bash run.sh <service>`) with
-  `STRIPE_API_BASE` (and every other variable naming the emulator) pointing at a
-  recording proxy in front of the emulator, grades that copy, and requires every Stripe
-  request it made to carry exactly one `Stripe-Version`, the current one, and
-  stripe-java 33's User-Agent (a service that reports 33 and the current version while
-  its requests say 2020-08-27, or come from stripe-java 20, is not upgraded);
+- `<service>_upgraded`: the service reports (GET /version) the SDK it loaded at major 33
+  and the current API version (stripe-java 33's own, 2026-07-29.dahlia), its code (every
+  source the build compiles) names no older API version, and what it reports is what it
+  does: the grader starts its own copy of each service from the workdir (`bash run.sh
+  <service>`) with `STRIPE_API_BASE` (and every other variable naming the emulator)
+  pointing at a recording proxy in front of the emulator, grades that copy, and requires
+  every Stripe request it made to carry exactly one `Stripe-Version`, the current one,
+  and stripe-java 33's User-Agent (a service that reports 33 and the current version
+  while its requests say 2020-08-27, or come from stripe-java 20, is not upgraded);
 - contract checks: the grader makes fresh test data through the API (payments refunded,
   uncaptured and unpaid; invoices paid, open, paid out of band, void and draft;
   subscriptions with several items, intervals and states), computes each endpoint's JSON
@@ -33,10 +33,10 @@ from functools import partial
 from pathlib import Path
 
 from stripebench.grading.sdk_upgrade.cases import contract_cases
+from stripebench.grading.sdk_upgrade.service_code import java_service
 from stripebench.grading.sdk_upgrade.service_copies import ServiceCopies, grade_upgrades
 from stripebench.grading.sdk_upgrade.upgraded import (
     Target,
-    code_files,
     require_upgraded,
     stale_versions,
 )
@@ -47,8 +47,6 @@ MAJOR = 33
 # no other unless told to with RequestOptions' unsafe override.
 CURRENT_VERSION = "2026-07-29.dahlia"
 PIN = re.compile(r"^(\d+)\.\d+\.\d+$")
-CODE_SUFFIXES = (".java",)
-SKIP_DIRS = ("target", "__pycache__")
 POM = "{http://maven.apache.org/POM/4.0.0}"
 
 
@@ -119,10 +117,9 @@ BUILD_AND_START_SECONDS = 60.0
 
 def upgraded(work: Path, copies: ServiceCopies, service: str, bypassing: list[str]
              ) -> bool:
-    def elsewhere(path: Path) -> bool:  # another service's code
-        return path.name in {class_file(s) for s in SERVICES if s != service}
-
-    files = code_files(work, CODE_SUFFIXES, SKIP_DIRS, elsewhere)
+    # The service's code: what the build compiles, other services' entry classes aside
+    # (not a tool or a note beside it: the instruction asks about the services' code).
+    files = java_service(work, [class_file(s) for s in SERVICES if s != service])
     return require_upgraded(TARGET, copies, service, bypassing,
                             stale_versions(work, files, TARGET.version))
 

@@ -5,13 +5,13 @@ installed environment (.deps/current, when there is one) holds it. Then, per ser
 (payments, invoices, subscriptions):
 
 - `<service>_upgraded`: the service reports (GET /version) the SDK it imported at major
-  16 and the current API version, its code names no older API version, and what it
-  reports is what it does: the grader starts its own copy of each service from the
-  workdir (`bash run.sh <service>`) with `STRIPE_API_BASE` pointing at a recording
-  proxy in front of the emulator, grades that copy, and requires every Stripe request
-  it made to carry the current `Stripe-Version` and stripe-python 16's User-Agent (a
-  service that reports 16 and the current version while its requests still say
-  2022-08-01, or come from stripe 5, is not upgraded);
+  16 and the current API version, its code (its file and the local modules it imports)
+  names no older API version, and what it reports is what it does: the grader starts its
+  own copy of each service from the workdir (`bash run.sh <service>`) with
+  `STRIPE_API_BASE` pointing at a recording proxy in front of the emulator, grades that
+  copy, and requires every Stripe request it made to carry the current `Stripe-Version`
+  and stripe-python 16's User-Agent (a service that reports 16 and the current version
+  while its requests still say 2022-08-01, or come from stripe 5, is not upgraded);
 - contract checks: the grader makes fresh test data through the API (payments refunded,
   uncaptured and unpaid; invoices paid, open, paid out of band, void and draft;
   subscriptions with several items, intervals and states), computes each endpoint's JSON
@@ -29,10 +29,10 @@ from functools import partial
 from pathlib import Path
 
 from stripebench.grading.sdk_upgrade.cases import contract_cases
+from stripebench.grading.sdk_upgrade.service_code import python_service
 from stripebench.grading.sdk_upgrade.service_copies import ServiceCopies, grade_upgrades
 from stripebench.grading.sdk_upgrade.upgraded import (
     Target,
-    code_files,
     require_upgraded,
     stale_versions,
 )
@@ -78,10 +78,9 @@ SERVICE_BUDGET = 25.0
 
 def upgraded(work: Path, copies: ServiceCopies, service: str, bypassing: list[str]
              ) -> bool:
-    def elsewhere(path: Path) -> bool:  # another service's code
-        return path.name in {f"{s}.py" for s in SERVICES if s != service}
-
-    files = code_files(work, (".py",), ("venv", "node_modules", "__pycache__"), elsewhere)
+    # The service's code: its file and the local modules it imports (not a tool or a
+    # note beside it: the instruction asks about the services' code).
+    files = python_service(work, work / "services" / f"{service}.py")
     return require_upgraded(TARGET, copies, service, bypassing,
                             stale_versions(work, files, TARGET.version))
 

@@ -1,25 +1,34 @@
 """Reference handlers for every subscription-gym challenge (the oracle's server).
 
-`install(HANDLERS, stripe_client)` fills app.py's table from challenges.json: the set's
-seed regenerates the challenges (generate.py, copied beside this file), each number maps
-to its family's handler, which reads the challenge's parameters. ONLY, when set, keeps
-the first ONLY challenges (the scripted partial answers half the set).
+`install(HANDLERS, stripe_client)` fills app.py's table: public_set.json (copied beside
+this file) holds the public seed's challenges with their parameters, each number maps
+to its family's handler, which reads the challenge's parameters. The oracle proves the
+public seed only (the harness runs that one): a set of another seed (challenges.json
+names it) stops it, as its parameters are not known here.
 """
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from generate import DAY, add_months, generate
-
 HERE = Path(__file__).resolve().parent
-ONLY: int | None = None
+DAY = 86_400
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def add_months(ts: int, months: int) -> int:
+    """The same day and time `months` calendar months later (clamped to the month's end)."""
+    day = dt.datetime.fromtimestamp(ts, dt.UTC)
+    month0 = day.month - 1 + months
+    year, month = day.year + month0 // 12, month0 % 12 + 1
+    last = calendar.monthrange(year, month)[1]
+    return int(day.replace(year=year, month=month, day=min(day.day, last)).timestamp())
 
 
 def clock_now(c: Any, customer_id: str) -> int:
@@ -160,10 +169,17 @@ def handlers(c: Any, family: str, p: dict[str, Any]) -> Handler:  # noqa: C901 -
     return found
 
 
-def install(table: dict[int, Handler], stripe_client: Callable[[], Any]) -> None:
+def challenge_set() -> list[dict[str, Any]]:
+    """The public seed's challenges (number, family, params); the workdir's set must be it."""
+    known = json.loads((HERE / "public_set.json").read_text())
     seed = json.loads((HERE / "challenges.json").read_text())["seed"]
+    if int(seed) != known["seed"]:
+        raise SystemExit(f"the reference knows set {known['seed']}, not set {seed}")
+    found: list[dict[str, Any]] = known["challenges"]
+    return found
+
+
+def install(table: dict[int, Handler], stripe_client: Callable[[], Any]) -> None:
     client = stripe_client()
-    for challenge in generate(int(seed)):
-        if ONLY is None or challenge["number"] <= ONLY:
-            table[challenge["number"]] = handlers(client, challenge["family"],
-                                                  challenge["params"])
+    for challenge in challenge_set():
+        table[challenge["number"]] = handlers(client, challenge["family"], challenge["params"])

@@ -3,7 +3,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 work="${STRIPEBENCH_WORKDIR:-$PWD}"
-cp "$here/generate.py" "$here/gym_solution.py" "$work/"
+cp "$here/public_set.json" "$here/gym_solution.py" "$work/"
 cd "$work"
 "${PYTHON:-python}" - <<'PY'
 from pathlib import Path

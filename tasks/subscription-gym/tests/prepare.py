@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "solution"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the generator beside this file
 from generate import PUBLIC_SEED, generate, public_view  # noqa: E402
 
 

@@ -9,9 +9,8 @@ the emulator around the recording proxies. Each check raises ValueError saying w
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,23 +34,9 @@ class Target:
     version: str
 
 
-def code_files(work: Path, suffixes: tuple[str, ...], skip_dirs: Collection[str],
-               elsewhere: Callable[[Path], bool]) -> Iterator[Path]:
-    """The regular source files (by suffix) under `work`, skipping hidden folders, those
-    named in `skip_dirs` (installed packages, build output) and any folder or file that
-    `elsewhere` says belongs to another service."""
-    for folder, dirs, names in os.walk(work):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in skip_dirs
-                         and not elsewhere(Path(folder) / d))
-        for path in (Path(folder) / n for n in sorted(names) if n.endswith(suffixes)):
-            # a FIFO would hang the read, a huge file the grader
-            if not elsewhere(path) and path.is_file() \
-                    and path.stat().st_size <= MAX_SOURCE_BYTES:
-                yield path
-
-
-def stale_versions(work: Path, files: Iterator[Path], current: str) -> list[str]:
-    """Older API versions the files name, as `<file>: <version>`."""
+def stale_versions(work: Path, files: Iterable[Path], current: str) -> list[str]:
+    """Older API versions the files name, as `<file>: <version>` (the files: a
+    service's code, as sdk_upgrade.service_code finds it)."""
 
     return [f"{path.relative_to(work)}: {literal}" for path in files
             for literal in VERSION_LITERAL.findall(path.read_text(errors="replace"))

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Oracle: stripe-node 23.1.0 in package.json (and its lockfile), the three services
+# rewritten for it and the current API version, then reinstalled offline (the services
+# restart for grading).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+work="${STRIPEBENCH_WORKDIR:-$PWD}"
+cp "$here/services/"*.js "$work/services/"
+cp "$here/package.json" "$here/package-lock.json" "$work/"
+bash "$work/install.sh"
+mkdir -p "$work/tools"
+cp "$here/tools/record-versions.js" "$work/tools/"
