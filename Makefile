@@ -15,7 +15,7 @@ lint:
 	.venv/bin/mypy
 
 test: setup lint
-	.venv/bin/pytest -n 2 tests
+	.venv/bin/pytest -n 2 -m "not proof_tier" tests
 
 schema:
 	.venv/bin/python scripts/gen_schema.py
@@ -24,5 +24,6 @@ schema:
 # mutants three times each (identical subscores), every alternative once. TASKS=ids to
 # narrow it. Record the last result and its time in docs/tasks.md.
 proof: setup
+	.venv/bin/pytest -n 2 -m proof_tier tests
 	@start=$$(date +%s); .venv/bin/stripebench tasks check --variants --repeat 3 $(TASKS); \
 	  code=$$?; echo "make proof: exit $$code after $$(( $$(date +%s) - start ))s"; exit $$code

@@ -19,7 +19,7 @@ import pytest
 import stripe
 import uvicorn
 
-from markers import MARKERS
+from markers import MARKERS, PROOF_TIER
 from stripebench.emulator.app import EmulatorApp
 from stripebench.emulator.server import build, uvicorn_config
 
@@ -37,6 +37,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         for name in MARKERS[module]:
             item.add_marker(name)
+        if module in PROOF_TIER and getattr(item, "originalname", "") == "test_variant":
+            item.add_marker("proof_tier")
         if "browser" in getattr(item, "fixturenames", ()) and "browser" not in MARKERS[module]:
             raise pytest.UsageError(f"{module} uses the browser fixture: mark it `browser` "
                                     "in tests/markers.py")

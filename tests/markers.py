@@ -2,10 +2,21 @@
 
 Markers: `browser` (Debian Chromium), `node`, `java`, `go` (those toolchains), `real_cli`
 (the agent CLIs from npm), `slow` (trials, builds, task proofs: left out of the quick slice
-`pytest -m "not slow"`). A module with no marker is fast and needs no toolchain beyond
-Python. Every test module must be listed: collection fails for one that is not, so a new
-module is classified when it lands.
+`pytest -m "not slow"`), and `proof_tier` (PROOF_TIER below). A module with no marker is
+fast and needs no toolchain beyond Python. Every test module must be listed: collection
+fails for one that is not, so a new module is classified when it lands.
 """
+
+# Task modules whose variant proofs (`test_variant`: one oracle trial per mutant or
+# alternative) are the heaviest (a Next.js app compiled afresh per trial, a Maven build,
+# an npm install per run): marked `proof_tier`, run by `make proof`, not by `make test`,
+# which keeps CI under its hour on 2 cores. Their oracle/noop proofs and red teams stay.
+PROOF_TIER = {
+    "tasks/test_task_saas_embedded_checkout.py",
+    "tasks/test_task_saas_partial_payments.py",
+    "tasks/test_task_invoicing_migration.py",
+    "tasks/test_task_sdk_upgrade_java.py",
+}
 
 MARKERS: dict[str, tuple[str, ...]] = {
     "test_smoke.py": ("slow",),
