@@ -261,7 +261,9 @@ DIRECT_CLIENT = '''  static final com.stripe.StripeClient DIRECT = com.stripe.St
 
 
 def _bypassing_invoices() -> str:
-    code = (TASK / "solution" / "partial" / "Invoices.java").read_text()
+    # the old-SDK Invoices of the mutant that upgraded only payments
+    code = (TASK / "solution" / "mutants" / "only-payments-upgraded" / "src" / "main" / "java"
+            / "backoffice" / "Invoices.java").read_text()
     for old, new in [('"2020-08-27"', '"2020-08" + "-27"'),
                      ("STRIPE.v1()", "DIRECT.v1()"),
                      ("  static final RequestOptions OLD", DIRECT_CLIENT

@@ -576,6 +576,9 @@ def main() -> None:
         try:
             made.update(add_own_bookings(b))
         except sqlite3.Error as exc:
+            # a refused insert leaves its transaction open, holding the table's write lock
+            # (the migration's re-run would then find the database busy)
+            b.db.rollback()
             raise ValueError(f"the grader could not add its bookings to the table: {exc}") \
                 from None
         bookings_checks(g, b)

@@ -401,8 +401,13 @@ def purchase_checks(g: Grader, a: Account, db: sqlite3.Connection | None,
 def nobody_charged(a: Account) -> bool:
     """The migration charged nobody: no charge, and no PaymentIntent that took or holds
     money, beyond the seeded ones (finalized invoices may carry unpaid intents)."""
-    seeded = {o["id"] for kind in ("payment_intent", "charge")
+    seeded = {o["id"] for kind in ("payment_intent", "charge", "invoice")
               for o in objects_of(seed_snapshot(), kind)}
+    # "nobody charged again" says something only of a migration that happened: with no
+    # invoice made, a do-nothing would pass it
+    if not any(i.id not in seeded for i in a.client.v1.invoices.list(
+            params={"limit": 100}).auto_paging_iter()):
+        raise ValueError("nothing was migrated: no invoice was made")
     new = [p.id for p in a.client.v1.payment_intents.list(params={"limit": 100})
            .auto_paging_iter() if p.id not in seeded
            and p.status in ("succeeded", "processing", "requires_capture")]
