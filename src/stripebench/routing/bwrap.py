@@ -46,6 +46,7 @@ from ..sandbox.base import (
     ExecResult,
     SandboxError,
     WorkdirFiles,
+    end_processes,
     go_module_cache,
     kill_group,
     maven_repository,
@@ -482,15 +483,7 @@ class BubblewrapSandbox(WorkdirFiles):
             if self._holder.stdout is not None:
                 self._holder.stdout.close()
             self._holder = None
-        for pgid in list(self._groups):
-            kill_group(pgid)
-        for proc in self._services.values():
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-        self._groups.clear()
-        self._services.clear()
+        end_processes(self._groups, self._services)
         if self._relays is not None:
             self._relays.stop()
             self._relays = None

@@ -114,6 +114,20 @@ def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
         pass
 
 
+def end_processes(groups: set[int], services: dict[str, subprocess.Popen[bytes]]) -> None:
+    """Kill every process group a sandbox started and reap its services (both sandboxes'
+    stop()); the sets are emptied."""
+    for pgid in list(groups):
+        kill_group(pgid)
+    for proc in services.values():
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+    groups.clear()
+    services.clear()
+
+
 def run_captured(argv: Sequence[str], *, env: dict[str, str], cwd: str | Path,
                  timeout: float, output_limit: int, pass_fds: Sequence[int] = (),
                  on_start: Any = None) -> ExecResult:

@@ -15,7 +15,7 @@ from .base import (
     ExecResult,
     WorkdirFiles,
     as_unprivileged,
-    kill_group,
+    end_processes,
     open_service_log,
     port_open,
     run_captured,
@@ -110,15 +110,7 @@ class LocalSandbox(WorkdirFiles):
         if self.cgroup is not None:
             self.breaches = self.cgroup.breaches()
             self.killed_at_stop += self.cgroup.kill()
-        for pgid in list(self._groups):
-            kill_group(pgid)
-        for proc in self._services.values():
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
-        self._groups.clear()
-        self._services.clear()
+        end_processes(self._groups, self._services)
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
