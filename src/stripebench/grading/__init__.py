@@ -14,6 +14,7 @@ A check passes a bool or a float in [0, 1]; an exception scores 0 and its messag
 in reward.json, so a grader never crashes on a broken submission.
 """
 
+from . import launch
 from .checks import Grader
 from .environment import (
     final_snapshot,
@@ -26,4 +27,5 @@ from .environment import (
 from .projections import canonical, collateral_changes, objects_of, state
 
 __all__ = ["Grader", "canonical", "collateral_changes", "final_snapshot", "fixtures",
-           "objects_of", "reward_path", "seed_snapshot", "state", "stripe_client", "workdir"]
+           "launch", "objects_of", "reward_path", "seed_snapshot", "state", "stripe_client",
+           "workdir"]

@@ -55,6 +55,9 @@ class Task:
     max_turns: int = 200
     grader_timeout: float = 300.0
     grader_command: str = "python tests/grade.py"
+    # [verifier] writable: folders of the submission the grader may write (the app's
+    # data it adds rows to); it sees the rest read-only
+    grader_writable: tuple[str, ...] = ()
     services_timeout: float = 60.0
     # [setup] command: runs after the fixtures, before the services, outside the sandbox
     # with the control plane (e.g. checkout-gym's hidden sessions).
@@ -87,7 +90,7 @@ KEYS: dict[str, frozenset[str]] = {
                    "services", "subproblems"}),
     "metadata": frozenset({"id", "version", "title", "category", "tags"}),
     "agent": frozenset({"timeout_sec", "max_turns"}),
-    "verifier": frozenset({"timeout_sec", "command"}),
+    "verifier": frozenset({"timeout_sec", "command", "writable"}),
     # cpus, memory_mb: what a trial needs (Harbor's names; the Ray executor reads them)
     "environment": frozenset({"services_timeout_sec", "cpus", "memory_mb"}),
     "setup": frozenset({"command", "timeout_sec"}),
@@ -213,6 +216,7 @@ def load_task(path: Path) -> Task:
         max_turns=int(toml.number("agent", "max_turns", 200)),
         grader_timeout=toml.number("verifier", "timeout_sec", 300),
         grader_command=str(toml.table("verifier").get("command", _default_grader(path))),
+        grader_writable=_writable(task_id, toml.table("verifier").get("writable", [])),
         services_timeout=toml.number("environment", "services_timeout_sec", 60),
         setup_command=toml.table("setup").get("command"),
         setup_timeout=toml.number("setup", "timeout_sec", 120),
@@ -220,6 +224,18 @@ def load_task(path: Path) -> Task:
         fixtures=load_fixtures(path, stripe), subproblems=tuple(subproblems),
         tags=tuple(map(str, meta.get("tags", []))), raw=toml.data,
     )
+
+
+def _writable(task_id: str, raw: Any) -> tuple[str, ...]:
+    """[verifier] writable: plain relative folder names inside the submission."""
+    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+        raise TaskError(f"{task_id}: verifier.writable must be a list of folder names")
+    for name in raw:
+        parts = Path(name).parts
+        if not parts or Path(name).is_absolute() or ".." in parts or parts[0] == ".stripebench":
+            raise TaskError(f"{task_id}: verifier.writable {name!r} must be a folder inside "
+                            "the submission")
+    return tuple(raw)
 
 
 def _default_grader(path: Path) -> str:

@@ -7,7 +7,6 @@ last as result.json through rundir.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -33,7 +32,8 @@ from ..sandbox.disk import DiskUnavailable, WorkdirDisk, release_leftover
 from ..sandbox.limits import DEFAULT_LIMITS, LIMIT_BREACHED, Limits
 from . import fixtures as fixture_mod
 from .agents.base import Agent, AgentContext, AgentOutcome
-from .emulator import Emulator, EmulatorDown, free_port
+from .emulator import Emulator, EmulatorDown
+from .grading_room import grade_submission
 from .interventions import SKILLS_DIR, Interventions
 from .prompt import task_prompt
 from .sandbox import (
@@ -45,13 +45,14 @@ from .sandbox import (
     npm_cache,
     wheelhouse,
 )
+from .services import route_webhooks, service_env, service_ports, start_services
 from .task import Task
 from .tools import Toolbox
 from .tools.browser import launch_options
 
-__all__ = ["RETRYABLE", "SCORED", "TrialConfig", "run_trial", "write_json_atomic"]
+__all__ = ["RETRYABLE", "SCORED", "TrialConfig", "run_trial", "route_webhooks",
+           "service_env", "service_ports", "start_services", "write_json_atomic"]
 AGENT_GRACE_SECONDS = 15
-GRADER_DIR = ".stripebench/grader"
 # Installed packages and build output (.go: a Go task's build cache and binaries;
 # target: Maven's).
 SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", ".deps", ".go",
@@ -60,7 +61,6 @@ SKIP_IN_DIFF = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", 
 # its size and first bytes) and how many files are listed at most.
 HASH_CAP_BYTES = 8 * 1024 * 1024
 DIFF_FILE_LIMIT = 20_000
-REWARD_LIMIT = 1024 * 1024
 
 
 @dataclass
@@ -153,39 +153,6 @@ def _browser_launch(sandbox: Sandbox, emulator: Emulator) -> dict[str, Any] | No
         return None
 
 
-def service_ports(task: Task, sandbox_kind: str) -> dict[str, int]:
-    """Each service's port in this trial.
-
-    A bubblewrap sandbox has its own loopback, so the declared port is free; a local
-    one shares the machine's, so each trial gets fresh ports for parallel trials.
-    """
-
-    return {s.name: (s.port if sandbox_kind != "local" and s.port else free_port())
-            for s in task.services}
-
-
-def service_env(task: Task, ports: dict[str, int]) -> dict[str, str]:
-    env = {}
-    for service in task.services:
-        key = "".join(c if c.isalnum() else "_" for c in service.name).upper()
-        env[f"{key}_PORT"] = str(ports[service.name])
-        env[f"{key}_URL"] = f"http://127.0.0.1:{ports[service.name]}"
-    return env
-
-
-def start_services(sandbox: Sandbox, task: Task, ports: dict[str, int],
-                   hide: tuple[str, ...] = ()) -> None:
-    for service in task.services:
-        port = ports[service.name]
-        ready_url = service.ready_url.replace("{port}", str(port)) if service.ready_url \
-            else None
-        sandbox.start_service(service.name, f"export PORT={port}; {service.command}",
-                              ready_url=ready_url,
-                              ready_port=port if service.port else None,
-                              timeout=task.services_timeout, hide=hide,
-                              unprivileged=service.unprivileged)
-
-
 def _file_digests(root: Path) -> dict[str, str]:
     """Regular files below root -> digest. Streams each file and reads at most
     HASH_CAP_BYTES of it; symlinks, FIFOs and devices are skipped unopened."""
@@ -195,14 +162,6 @@ def _file_digests(root: Path) -> dict[str, str]:
         if found is not None:
             digests[rel] = found[0]
     return digests
-
-
-def route_webhooks(emulator: Emulator, account_id: str, sandbox: Sandbox,
-                   ports: dict[str, int]) -> None:
-    """Webhooks reach the task's declared services, inside this sandbox, and nothing
-    else (the emulator runs on the host: any other URL would be a way out)."""
-    emulator.route_webhooks(account_id, {port: sandbox.service_address(port)
-                                         for port in ports.values()})
 
 
 def submission_changes(environment: Path, workdir: Path) -> dict[str, list[str]]:
@@ -261,30 +220,6 @@ def kill_leftovers(trial_dir: Path) -> None:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-
-
-def read_reward(workdir: Path, path: str) -> dict[str, Any]:
-    """A valid reward.json (at `path` inside the workdir), or ValueError saying what is
-    wrong with it."""
-    try:  # no symlink followed, no FIFO opened, no giant file loaded
-        raw = safe_files.read_in(workdir, path, limit=REWARD_LIMIT + 1)
-    except OSError:
-        raise ValueError("the grader wrote no reward.json (or not as a plain file)") from None
-    if len(raw) > REWARD_LIMIT:
-        raise ValueError(f"reward.json is larger than {REWARD_LIMIT} bytes")
-    try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"reward.json is not JSON: {exc}") from None
-    total = data.get("total") if isinstance(data, dict) else None
-    if isinstance(total, bool) or not isinstance(total, int | float) or not 0 <= total <= 1:
-        raise ValueError(f"reward.json total must be a number in [0, 1], got {total!r}")
-    subscores = data.get("subscores", {})
-    if not isinstance(subscores, dict) or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= 1
-            for v in subscores.values()):
-        raise ValueError("reward.json subscores must map names to numbers in [0, 1]")
-    return data
 
 
 def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator: Emulator,
@@ -393,8 +328,10 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         write_json_atomic(trial_dir / "stripe_final.json", emulator.snapshot(account.id))
         write_json_atomic(trial_dir / "emulator_requests.json", emulator.requests(account.id))
         record["submission"] = submission_changes(task.environment, workdir)
-        grade(task, trial_dir, workdir, env, ports, config, record,
-              webhooks=(emulator, account.id))
+        room = grade_submission(task, trial_dir, workdir, env=env, ports=ports,
+                                sandbox_kind=config.sandbox, record=record,
+                                limits=config.limits, webhooks=(emulator, account.id))
+        note_sandbox_end(record, "grading", room.sandbox)
         note_disk(record, "grading", disk)
         timings["grader_seconds"] = time.monotonic() - clock
     except _Stop as stop:
@@ -493,97 +430,3 @@ def run_setup(task: Task, workdir: Path, env: dict[str, str], emulator: Emulator
                                          f"{done.returncode}\n{done.stdout}\n{done.stderr}")
     if done.returncode != 0:
         raise _Stop(f"the task's setup failed: {done.stderr[-1500:]}")
-
-
-def grade(task: Task, trial_dir: Path, workdir: Path, env: dict[str, str],
-          ports: dict[str, int], config: TrialConfig, record: dict[str, Any], *,
-          webhooks: tuple[Emulator, str] | None = None) -> None:
-    """Run the hidden grader in a fresh sandbox over the agent's workdir. `webhooks`:
-    the emulator and account whose deliveries go to the restarted services."""
-    grader_dir = workdir / GRADER_DIR
-    fresh_harness_dir(workdir)  # whatever the agent left in .stripebench/ is gone
-    sandbox = _new_sandbox(config.sandbox, workdir, env, grader=True, limits=config.limits)
-    try:
-        try:
-            # The services are the agent's code and run beside the grader: in a bubblewrap
-            # sandbox they get their own mount and pid namespaces with .stripebench/ (the
-            # grader's tests and reward.json) covered, so they can neither rewrite the
-            # grader nor its reward. (A local sandbox isolates nothing.)
-            start_services(sandbox, task, ports, hide=(str(sandbox.workdir / ".stripebench"),))
-        except SandboxError as exc:  # the agent's changes broke the app: the grader sees it
-            record["notes"].append(f"services did not come back for grading: {exc}"[:2000])
-        if webhooks is not None:
-            route_webhooks(*webhooks, sandbox, ports)
-        # tests/ arrive only now, after the agent's processes are gone and its services
-        # have started
-        copy_into_workdir(task.tests, workdir, f"{GRADER_DIR}/tests")
-        for name in ("fixtures.json", "stripe_seed.json", "stripe_final.json"):
-            copy_into_workdir(trial_dir / name, workdir, f"{GRADER_DIR}/{name}")
-        inside = sandbox.workdir / GRADER_DIR
-        setup_output = {}
-        if (trial_dir / "setup.json").is_file():
-            copy_into_workdir(trial_dir / "setup.json", workdir, f"{GRADER_DIR}/setup.json")
-            setup_output = {"STRIPEBENCH_SETUP_OUTPUT": str(inside / "setup.json")}
-        grader_env = {
-            **setup_output,
-            "STRIPEBENCH_WORKDIR": str(sandbox.workdir),
-            "STRIPEBENCH_REWARD_PATH": str(inside / "reward.json"),
-            "STRIPEBENCH_FIXTURES": str(inside / "fixtures.json"),
-            "STRIPEBENCH_SEED_SNAPSHOT": str(inside / "stripe_seed.json"),
-            "STRIPEBENCH_FINAL_SNAPSHOT": str(inside / "stripe_final.json"),
-            "STRIPEBENCH_TASK": task.id,
-            # the benchmark's own python (with stripebench.grading) comes first
-            "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
-        }
-        result = sandbox.exec(task.grader_command, timeout=task.grader_timeout,
-                              env=grader_env, cwd=GRADER_DIR, output_limit=200_000)
-        (trial_dir / "grader.log").write_text(
-            f"$ {task.grader_command}\nexit code {result.exit_code}\n--- stdout\n"
-            f"{result.stdout}\n--- stderr\n{result.stderr}")
-        if result.timed_out:
-            raise _GraderError(f"the grader timed out after {task.grader_timeout:g}s")
-        try:
-            reward = read_reward(workdir, f"{GRADER_DIR}/reward.json")
-        except ValueError as exc:
-            raise _GraderError(f"{exc} (grader exit code {result.exit_code}; see grader.log)"
-                               ) from None
-        write_json_atomic(trial_dir / "reward.json", reward)
-        record["reward"] = float(reward["total"])
-        record["subscores"] = {k: float(v) for k, v in reward.get("subscores", {}).items()}
-    except _GraderError as exc:
-        record["status"] = "grader_error"
-        record["reward"] = None
-        record["error"] = str(exc)
-    finally:
-        sandbox.stop()
-        note_sandbox_end(record, "grading", sandbox)
-        shutil.rmtree(grader_dir, ignore_errors=True)
-
-
-class _GraderError(Exception):
-    pass
-
-
-def fresh_harness_dir(workdir: Path) -> None:
-    """Replace the workdir's .stripebench/ (the agent could write there: a symlink to a
-    host folder, a FIFO for a log) with an empty folder only the harness fills.
-    shutil.rmtree never follows a symlink: it removes the link, not what it names."""
-    harness_dir = workdir / ".stripebench"
-    if harness_dir.is_symlink() or (harness_dir.exists() and not harness_dir.is_dir()):
-        harness_dir.unlink()
-    elif harness_dir.exists():
-        shutil.rmtree(harness_dir)
-    safe_files.makedirs_in(workdir, ".stripebench/logs")
-
-
-def copy_into_workdir(source: Path, workdir: Path, target: str) -> None:
-    """Copy a harness file or folder (trusted) to `target` inside the workdir, refusing
-    every symlink on the way there."""
-    if source.is_dir():
-        for path in sorted(source.rglob("*")):
-            if path.is_file() and not path.is_symlink():
-                safe_files.write_in(workdir, f"{target}/{path.relative_to(source)}",
-                                    path.read_bytes())
-        safe_files.makedirs_in(workdir, target)
-    else:
-        safe_files.write_in(workdir, target, source.read_bytes())

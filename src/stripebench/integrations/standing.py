@@ -21,14 +21,13 @@ from typing import Any
 
 from ..harness import fixtures as fixture_mod
 from ..harness.emulator import Account, Emulator
+from ..harness.grading_room import grade_submission
 from ..harness.prompt import task_prompt
 from ..harness.sandbox import Sandbox, make_sandbox
 from ..harness.task import Task
 from ..harness.trial import (
-    TrialConfig,
     agent_env,
     apply_breaches,
-    grade,
     note_sandbox_end,
     processes_in,
     route_webhooks,
@@ -145,10 +144,10 @@ def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, An
                           emulator.requests(account.id))
         if trial.task.environment.is_dir():
             record["submission"] = submission_changes(trial.task.environment, trial.workdir)
-        config = TrialConfig(run_id=str(record.get("run_id", "standing")),
-                             agent_name="external", model=None, sandbox="local")
-        grade(task, trial.trial_dir, trial.workdir, trial.env, trial.ports, config, record,
-              webhooks=(emulator, account.id))
+        room = grade_submission(task, trial.trial_dir, trial.workdir, env=trial.env,
+                                ports=trial.ports, sandbox_kind="local", record=record,
+                                webhooks=(emulator, account.id))
+        note_sandbox_end(record, "grading", room.sandbox)
     except Exception as exc:  # noqa: BLE001 - recorded (harness_error), as run_trial does
         record["reward"] = None
         record["error"] = f"the trial could not be graded: {type(exc).__name__}: {exc}"

@@ -136,13 +136,14 @@ class BubblewrapSandbox(WorkdirFiles):
                  routing: Routing | None = None, shared: Sequence[Path | str] | None = None,
                  extra_ro: Iterable[Path | str] = (), certificates: Certificates | None = None,
                  share_package: bool = False, limits: Limits = DEFAULT_LIMITS,
-                 clear_on_stop: bool = True) -> None:
+                 clear_on_stop: bool = True, binds: Sequence[tuple[Path, str]] = ()) -> None:
         """`share_package`: also mount stripebench's own source read-only (graders import
         `stripebench.grading`; an agent's sandbox does not need it). `limits`: its
         processes, memory and tmpfs sizes (held by a cgroup of its own where this
         machine allows one: `self.unbounded` says why not otherwise). `clear_on_stop`:
         stop() clears set-id bits and file capabilities in the workdir (a trial, which
-        does that once at its teardown, turns it off)."""
+        does that once at its teardown, turns it off). `binds`: more host folders
+        mounted read-write, each at the path given (the grading room's sealed folder)."""
         if not bwrap_works():
             raise SandboxError("bubblewrap cannot create namespaces here (needs root or "
                                "unprivileged user namespaces); use the local sandbox")
@@ -171,6 +172,7 @@ class BubblewrapSandbox(WorkdirFiles):
         self.cleared: list[str] = []           # set-id / capability files stop() cleared
         self.killed_at_stop = 0                # processes still running at stop()
         self.clear_on_stop = clear_on_stop
+        self.binds = [(Path(host), inside) for host, inside in binds]
         self._certs = certificates or (ensure_certificates() if routing else None)
         given = dict(env or {})
         if routing is not None and routing.keys.secret_key is None:
@@ -242,6 +244,8 @@ class BubblewrapSandbox(WorkdirFiles):
         """bwrap's arguments for this sandbox (the room of `sandbox.room`, plus the
         routing's hosts file, Chromium flags and CA bundles)."""
         extra = ["--ro-bind", str(self.inside / "hosts"), "/etc/hosts"]
+        for host, inside in self.binds:
+            extra += ["--bind", str(host), inside]
         if (self.inside / "chromium.d").is_dir():
             extra += ["--ro-bind", str(self.inside / "chromium.d"), "/etc/chromium.d"]
         if self._certs is not None:
@@ -317,14 +321,17 @@ class BubblewrapSandbox(WorkdirFiles):
     # ------------------------------------------------------------------ exec
 
     def enter_argv(self, argv: Sequence[str], cwd: str | None = None,
-                   hide: Sequence[str] = (), unprivileged: bool = False) -> list[str]:
+                   hide: Sequence[str] = (), unprivileged: bool = False,
+                   read_only: bool = False, writable: Sequence[str] = ()) -> list[str]:
         """argv that runs `argv` inside the sandbox, capabilities dropped, in `cwd`.
 
         `hide`: directories the command must not reach. It then runs in mount and pid
         namespaces of its own (same network): each hidden directory is covered by an
         empty read-only tmpfs it cannot unmount, and it sees none of the sandbox's
-        other processes. The grader's sandbox starts the agent's services this way, so
-        they cannot touch the grader's files (.stripebench/) or its process.
+        other processes. The grading room starts the agent's code this way, so it
+        cannot touch the grader's sealed folder or its process.
+        `read_only`: the workdir is read-only for the command (but for the folders
+        `writable` in it), again in namespaces of its own: the grader's view.
         `unprivileged`: run as uid 65534 in a user namespace of its own, not as root
         (see start_service)."""
         if not self.alive():
@@ -332,7 +339,8 @@ class BubblewrapSandbox(WorkdirFiles):
         where = self._inside_path(cwd) if cwd else str(self.workdir)
         return enter_argv(argv, ns_pid=self.ns_pid, enter_user=self._enter_user, where=where,
                           hide=[self._inside_path(h) for h in hide],
-                          unprivileged=unprivileged, join=self._join())
+                          read_only=str(self.workdir) if read_only else None,
+                          writable=writable, unprivileged=unprivileged, join=self._join())
 
     def alive(self) -> bool:
         return self._holder is not None and self._holder.poll() is None
@@ -352,8 +360,11 @@ class BubblewrapSandbox(WorkdirFiles):
 
     def exec(self, command: str | list[str], *, timeout: float = 120,
              output_limit: int = 100_000, env: dict[str, str] | None = None,
-             cwd: str | None = None) -> ExecResult:
-        return run_captured(self.enter_argv(shell_argv(command), cwd), env=self.env | (env or {}),
+             cwd: str | None = None, read_only: bool = False,
+             writable: Sequence[str] = ()) -> ExecResult:
+        argv = self.enter_argv(shell_argv(command), cwd, read_only=read_only,
+                               writable=writable)
+        return run_captured(argv, env=self.env | (env or {}),
                             cwd=self.workdir, timeout=timeout, output_limit=output_limit,
                             on_start=self._groups.add)
 
@@ -373,11 +384,11 @@ class BubblewrapSandbox(WorkdirFiles):
             signal.signal(signal.SIGINT, previous)
 
     def popen(self, argv: Sequence[str], *, hide: Sequence[str] = (), unprivileged: bool = False,
-              **kwargs: Any) -> subprocess.Popen[bytes]:
-        """Start a process inside without waiting (the caller owns its pipes); `hide`
-        and `unprivileged` as in `enter_argv`."""
+              cwd: str | None = None, **kwargs: Any) -> subprocess.Popen[bytes]:
+        """Start a process inside without waiting (the caller owns its pipes); `cwd`
+        (inside), `hide` and `unprivileged` as in `enter_argv`."""
         env = self.env | kwargs.pop("env", {})
-        proc = subprocess.Popen(self.enter_argv(list(argv), hide=hide,
+        proc = subprocess.Popen(self.enter_argv(list(argv), cwd, hide=hide,
                                                 unprivileged=unprivileged), env=env,
                                 cwd=self.workdir, start_new_session=True, **kwargs)
         self._groups.add(proc.pid)

@@ -134,28 +134,52 @@ def drop_privileges(unprivileged: bool = False) -> list[str]:
 
 
 def enter_argv(argv: Sequence[str], *, ns_pid: int, enter_user: bool, where: str,
-               hide: Sequence[str] = (), unprivileged: bool = False,
+               hide: Sequence[str] = (), read_only: str | None = None,
+               writable: Sequence[str] = (), unprivileged: bool = False,
                join: Sequence[str] = ()) -> list[str]:
     """argv that runs `argv` inside the room, in `where`, capabilities dropped.
 
     `join`: a prefix run first, on the host (the room's cgroup, see cgroups.join_argv), so
     the command and all it forks are counted and killed with the room.
-    `hide`: directories the command must not reach. It then runs in mount and pid
-    namespaces of its own (same network): each hidden directory is covered by an empty
-    read-only tmpfs it cannot unmount, and it sees none of the room's other processes.
+    `hide`: directories the command must not reach; `read_only`: a directory it sees
+    read-only, except the folders `writable` below it. With either, it runs in mount and
+    pid namespaces of its own (same network): each hidden directory is covered by an
+    empty read-only tmpfs, the read-only one is re-bound read-only, none of which it can
+    undo without capabilities, and it sees none of the room's other processes. Its pid
+    namespace dies with it: when the command (the namespace's init) exits, or
+    `unshare` is killed (--kill-child), the kernel kills everything it forked.
     `unprivileged`: run as uid 65534 in a user namespace of its own, not as root."""
     enter = [*join, *enter_prefix(ns_pid, enter_user)]
     drop = drop_privileges(unprivileged)
-    if not hide:
+    if not hide and read_only is None:
         return [*enter, "-r", "-w", "--", *drop, "/bin/sh", "-c", 'cd "$0" && exec "$@"',
                 where, *argv]
-    mounts = " && ".join([PROC_READ_ONLY_SCRIPT] + [
-        f'mount -t tmpfs -o ro,nosuid,nodev,size=4k,mode=000 hidden "${n + 1}"'
-        for n in range(len(hide))])
-    script = f'{mounts} && shift {len(hide)} && cd "$1" && shift && exec "$@"'
-    return [*enter, "-r", "-w", "--", "unshare", "-m", "-p", "-f", "--mount-proc",
-            "--propagation", "private", "--", "/bin/sh", "-c", script, "isolate",
-            *hide, where, *drop, *argv]
+    steps = [PROC_READ_ONLY_SCRIPT]
+    steps += [f"mount -t tmpfs -o ro,nosuid,nodev,size=4k,mode=000 hidden {shlex.quote(h)}"
+              for h in hide]
+    if read_only is not None:
+        steps += read_only_script(read_only, writable)
+    script = " && ".join(steps) + ' && cd "$0" && exec "$@"'
+    return [*enter, "-r", "-w", "--", "unshare", "-m", "-p", "-f", "--kill-child",
+            "--mount-proc", "--propagation", "private", "--", "/bin/sh", "-c", script,
+            where, *drop, *argv]
+
+
+def read_only_script(folder: str, writable: Sequence[str]) -> list[str]:
+    """Shell steps making `folder` read-only but for its sub-folders `writable` (names
+    relative to it). A writable folder must be a real directory of `folder`, not a
+    symlink leading elsewhere (`realpath` must give back the same path), or the steps
+    fail and the command does not run."""
+    top = shlex.quote(folder)
+    steps = []
+    for name in writable:
+        path = shlex.quote(str(Path(folder) / name))
+        steps += [f'[ -d {path} ] && [ "$(realpath -e {path})" = {path} ]',
+                  f"mount --bind {path} {path}"]
+    # --rbind keeps the writable binds below it; the remount reaches only the top mount
+    steps += [f"mount --rbind {top} {top}",
+              f"mount -o remount,bind,ro,nosuid,nodev {top}"]
+    return steps
 
 
 def writable_mounts_without_nosuid(mountinfo: str) -> list[str]:

@@ -27,12 +27,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sqlite3
 import stat
-import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,9 +37,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import key  # noqa: E402
 
-from stripebench.grading import Grader, fixtures, objects_of, seed_snapshot, stripe_client, workdir  # noqa: E402, E501
+from stripebench.grading import (  # noqa: E402
+    Grader,
+    fixtures,
+    launch,
+    objects_of,
+    seed_snapshot,
+    stripe_client,
+    workdir,
+)
 from stripebench.grading.bounded import Budget  # noqa: E402
-from stripebench.grading.sdk_upgrade.service_copies import harden, kill_strays  # noqa: E402
 
 # The agent's server: each request waits at most 8 s, all of them together 60 s, and a
 # failure is an answer (status 0), never a grader error.
@@ -445,29 +449,19 @@ def state(a: Account, db: sqlite3.Connection | None) -> dict[str, Any]:
 
 def run_migration(work: Path) -> str:
     """`npm run migrate` as npm runs a script (sh -c, node_modules/.bin first on PATH),
-    in a session of its own, killed whole after 90 s; '' or what went wrong."""
+    in a room of its own (stripebench.grading.launch), killed whole after 90 s; '' or
+    what went wrong."""
     scripts = small_json(work / "package.json").get("scripts") or {}
     script = scripts.get("migrate")
     if not isinstance(script, str) or not script.strip():
         return "package.json has no migrate script"
-    env = {**os.environ, "PATH": f"{work / 'node_modules' / '.bin'}:{os.environ['PATH']}",
-           "npm_config_cache": tempfile.mkdtemp(prefix="npm-")}
-    proc = subprocess.Popen(["sh", "-c", script], cwd=work, env=env, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        out, _ = proc.communicate(timeout=90)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+    env = {"PATH": f"{work / 'node_modules' / '.bin'}:{os.environ['PATH']}",
+           "npm_config_cache": "/tmp/npm-cache-grading"}
+    done = launch.run(["sh", "-c", script], cwd=work, env=env, timeout=90)
+    if done.timed_out:
         return "npm run migrate did not finish in 90 s"
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # anything it left running
-        except OSError:
-            pass
-    if proc.returncode != 0:
-        return f"npm run migrate exited {proc.returncode}: " + \
-            out.decode("utf-8", "replace")[-400:]
+    if done.exit_code != 0:
+        return f"npm run migrate exited {done.exit_code}: " + done.output[-400:]
     return ""
 
 
@@ -519,14 +513,10 @@ def main() -> None:
     section(g, "invoices", lambda: invoice_checks(g, account, db))
     section(g, "charges", lambda: check(g, "nobody_charged_again", 1,
                                         lambda: nobody_charged(account)))
-    # The agent's migration runs beside the grader from here: keep this process off
-    # limits to it, and stop what it leaves behind before the reward is written.
-    harden()
     section(g, "rerun", lambda: check(g, "rerun_changes_nothing", 2,
                                       lambda: rerun_changes_nothing(work, account, db)))
     section(g, "purchase", lambda: purchase_checks(g, account, db,
                                                    os.environ["WEB_URL"].rstrip("/")))
-    kill_strays()
     g.write()
 
 

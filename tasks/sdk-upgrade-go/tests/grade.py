@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from functools import partial
 from pathlib import Path
 
+from stripebench.grading import launch
 from stripebench.grading.sdk_upgrade.cases import contract_cases
 from stripebench.grading.sdk_upgrade.service_code import go_service
 from stripebench.grading.sdk_upgrade.service_copies import ServiceCopies, grade_upgrades
@@ -109,16 +109,17 @@ def sdk_majors(work: Path, service: str) -> set[int]:
     still links v72. Each must be the real module from the module cache, not a local
     copy standing in for it (a `replace` in go.mod or go.work)."""
     cache = Path(os.environ.get("STRIPEBENCH_GOMODCACHE", "/nonexistent")).resolve()
-    env = {**os.environ, "GOMODCACHE": str(cache), "GOPROXY": "off", "GOSUMDB": "off",
+    env = {"GOMODCACHE": str(cache), "GOPROXY": "off", "GOSUMDB": "off",
            "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local", "GOENV": "off",
            "GOCACHE": str(work / ".go" / "cache")}
     listing = ("{{if not .Standard}}{{with .Module}}{{.Path}}\t{{.Dir}}{{end}}\n{{end}}")
+    # go reads the submission's go.mod and go.work: it runs as the agent's code does
     try:
-        done = subprocess.run(["go", "list", "-deps", "-f", listing, f"./services/{service}"],
-                              cwd=work, env=env, capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        done = launch.run(["go", "list", "-deps", "-f", listing, f"./services/{service}"],
+                          cwd=work, env=env, timeout=60)
+    except launch.LaunchError as exc:
         raise ValueError(f"go list of the service's package failed: {exc}") from None
-    if done.returncode != 0:
+    if done.timed_out or done.exit_code != 0:
         raise ValueError("go list of the service's package failed: " + done.stderr[-500:])
     majors = set()
     for line in done.stdout.splitlines():
@@ -158,7 +159,7 @@ def main() -> None:
     if not grader.gate(f"stripe_{MAJOR}_pinned", lambda: pinned_major(work)):
         grader.write()
         return
-    copies = ServiceCopies(work, SERVICES, Path(__file__).resolve().parent.parent,
+    copies = ServiceCopies(work, SERVICES,
                            start_seconds=BUILD_AND_START_SECONDS)
     try:
         client = stripe_client(api_base=copies.grader_base)

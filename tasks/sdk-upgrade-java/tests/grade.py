@@ -132,7 +132,7 @@ def main() -> None:
     if not grader.gate(f"stripe_{MAJOR}_pinned", lambda: pinned_major(work)):
         grader.write()
         return
-    copies = ServiceCopies(work, SERVICES, Path(__file__).resolve().parent.parent,
+    copies = ServiceCopies(work, SERVICES,
                            start_seconds=BUILD_AND_START_SECONDS)
     try:
         client = stripe_client(CURRENT_VERSION, api_base=copies.grader_base)

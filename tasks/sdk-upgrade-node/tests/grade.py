@@ -104,7 +104,7 @@ def main() -> None:
     if not grader.gate(f"stripe_{MAJOR}_pinned", lambda: pinned_major(work)):
         grader.write()
         return
-    copies = ServiceCopies(work, SERVICES, Path(__file__).resolve().parent.parent)
+    copies = ServiceCopies(work, SERVICES)
     try:
         client = stripe_client(api_base=copies.grader_base)
         grade_upgrades(grader, copies, contract_cases(client, copies.urls),

@@ -93,7 +93,7 @@ def main() -> None:
     if not grader.gate("stripe_16_pinned", lambda: pinned_major(work)):
         grader.write()
         return
-    copies = ServiceCopies(work, SERVICES, Path(__file__).resolve().parent.parent)
+    copies = ServiceCopies(work, SERVICES)
     try:
         client = stripe_client(api_base=copies.grader_base)
         grade_upgrades(grader, copies, contract_cases(client, copies.urls),

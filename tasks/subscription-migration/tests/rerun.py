@@ -2,42 +2,26 @@
 grader runs it twice more, on the state it left, and checks that nothing was created,
 charged, attached or changed twice.
 
-The script is the agent's code running beside the grader: this process is made
-non-dumpable first, the script runs in a session of its own without the grader's
-variables, and everything it started is killed before the reward is written.
+The script is the agent's code: it runs through the grading room's launcher
+(stripebench.grading.launch), never beside the grader.
 """
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 from typing import Any
 
-from stripebench.grading import Grader, workdir
-from stripebench.grading.sdk_upgrade.service_copies import harden, kill_strays
+from stripebench.grading import Grader, launch, workdir
 
 RUNS = 2
 TIMEOUT = 90  # seconds per run; the reference takes a few
 
 
 def run_once() -> tuple[int | None, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STRIPEBENCH_")}
-    proc = subprocess.Popen(["python", "migrate.py"], cwd=workdir(), env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=TIMEOUT)
-        code: int | None = proc.returncode
-    except subprocess.TimeoutExpired:
-        out, code = b"", None
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        proc.wait()
-    return code, out[-2000:].decode(errors="replace")
+    """One more run of migrate.py, in a room of its own (its pid namespace dies with
+    it: nothing it leaves running outlives the run)."""
+    done = launch.run(["python", "migrate.py"], cwd=workdir(), timeout=TIMEOUT)
+    code = None if done.timed_out else done.exit_code
+    return code, done.output[-2000:]
 
 
 def state(client: Any, legacy_ids: list[str]) -> dict[str, Any]:
@@ -100,7 +84,6 @@ def attached_twice(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 
 def grade(g: Grader, client: Any, legacy_ids: list[str]) -> None:
     """The three re-run checks, after everything else was graded."""
-    harden()
     script = workdir() / "migrate.py"
     if not legacy_ids or not script.is_file() or script.is_symlink():
         why = "nothing was migrated" if not legacy_ids else "no migrate.py in the workdir"
@@ -110,16 +93,13 @@ def grade(g: Grader, client: Any, legacy_ids: list[str]) -> None:
         return
     before = state(client, legacy_ids)
     failures, created, attached = [], [], []
-    try:
-        for n in range(1, RUNS + 1):
-            code, output = run_once()
-            if code != 0:
-                failures.append(f"run {n} exited with {code}: {output[-300:]}")
-            after = state(client, legacy_ids)
-            created += [f"run {n}: {p}" for p in created_twice(before, after)]
-            attached += [f"run {n}: {p}" for p in attached_twice(before, after)]
-    finally:
-        kill_strays()
+    for n in range(1, RUNS + 1):
+        code, output = run_once()
+        if code != 0:
+            failures.append(f"run {n} exited with {code}: {output[-300:]}")
+        after = state(client, legacy_ids)
+        created += [f"run {n}: {p}" for p in created_twice(before, after)]
+        attached += [f"run {n}: {p}" for p in attached_twice(before, after)]
 
     def verdict(problems: list[str]) -> bool:
         if problems:

@@ -7,9 +7,12 @@ Stripe-Version and User-Agent of each request). A copy could still go around its
 (an address written into its code): each proxy stamps what it forwards with a secret of
 the grader's, the grader's own requests go through a stamped proxy too, and afterwards
 every request the account's log holds from the grading must carry one of those stamps
-(`ServiceCopies.bypassing`, see emulator/request_log.py).
+(`ServiceCopies.bypassing`, see emulator/request_log.py). The copies are the agent's
+code: they run through the grading room's launcher (stripebench.grading.launch), each in
+mount and pid namespaces of their own without sight of the grader, and die whole at
+`stop()`.
 
-    copies = ServiceCopies(work, ("payments", "invoices"))
+    copies = ServiceCopies(work, ("payments", "invoices"))  # each in a room of its own
     client = stripe_client(api_base=copies.grader_base)
     ...  # make data with client, call copies.urls[...], check copies.recorders[...]
     copies.stop()
@@ -17,15 +20,12 @@ every request the account's log holds from the grading must carry one of those s
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import os
 import re
 import secrets
-import signal
 import socket
-import subprocess
 import threading
 import time
 import urllib.error
@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...emulator.request_log import READ_PATH, STAMP_HEADER
+from .. import launch
 from ..bounded import Budget
 from ..environment import _env
 
@@ -125,37 +126,6 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def harden() -> None:
-    """The grader runs the agent's code beside itself: make this process off limits to
-    it (no ptrace, no /proc/<pid>/mem, fd or environ: the stamps stay secret)."""
-
-    try:
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
-    except (OSError, AttributeError):
-        pass
-
-
-def kill_strays() -> None:
-    """In a bubblewrap sandbox (a pid namespace of its own) every process but this one,
-    its ancestors and the namespace's init is the agent's code by now (the service
-    copies and anything they left behind): stop them before the reward is written."""
-    if os.environ.get("STRIPEBENCH_SANDBOX") != "bwrap":
-        return
-    keep, pid = {1}, os.getpid()
-    while pid > 1:
-        keep.add(pid)
-        try:
-            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            break
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) not in keep:
-            try:
-                os.kill(int(entry.name), signal.SIGKILL)
-            except OSError:
-                pass
-
-
 def request_log(after: str | None = None) -> list[dict[str, Any]]:
     """The trial account's request log (oldest first), after request id `after`."""
     query = "?" + urllib.parse.urlencode({"after": after}) if after else ""
@@ -171,10 +141,9 @@ class ServiceCopies:
     """The grader's copies of `services`, each started as `command(service)` in `work`
     with PORT and every emulator-naming variable set, behind its own Recorder."""
 
-    def __init__(self, work: Path, services: Sequence[str], log_dir: Path, *,
+    def __init__(self, work: Path, services: Sequence[str], *,
                  command: Callable[[str], list[str]] = lambda s: ["bash", "run.sh", s],
                  ready_path: str = "/healthz", start_seconds: float = 60) -> None:
-        harden()
         upstream = _env("STRIPE_API_BASE")
         known = request_log()
         self.watermark = known[-1]["id"] if known else None
@@ -182,23 +151,21 @@ class ServiceCopies:
         self.grader_base = self.grader.url
         self.recorders: dict[str, Recorder] = {}
         self.urls: dict[str, str] = {}
-        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.procs: dict[str, launch.Started] = {}
         for service in services:
             recorder = self.recorders[service] = Recorder(upstream)
             port = free_port()
             # Every variable naming the emulator names the proxy instead: a service that
             # reached the emulator through STRIPE_BASE_URL would go past the recording.
-            env = {k: recorder.url if v.rstrip("/") == upstream.rstrip("/") else v
-                   for k, v in os.environ.items()}
-            with open(log_dir / f"{service}-copy.log", "wb") as log:
-                self.procs[service] = subprocess.Popen(
-                    command(service), cwd=work, stdout=log, stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                    env={**env, "PORT": str(port), "STRIPE_API_BASE": recorder.url})
+            env = {k: recorder.url for k, v in os.environ.items()
+                   if v.rstrip("/") == upstream.rstrip("/")}
+            self.procs[service] = launch.start(
+                command(service), cwd=work, log=f"{service}-copy",
+                env={**env, "PORT": str(port), "STRIPE_API_BASE": recorder.url})
             self.urls[service] = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + start_seconds
-        for service, proc in self.procs.items():
-            while time.monotonic() < deadline and proc.poll() is None:
+        for service in self.procs:
+            while time.monotonic() < deadline:
                 try:
                     with urllib.request.urlopen(self.urls[service] + ready_path, timeout=2):
                         break
@@ -216,14 +183,9 @@ class ServiceCopies:
 
     def stop(self) -> None:
         for proc in self.procs.values():
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            proc.wait()
+            proc.stop()
         for recorder in [self.grader, *self.recorders.values()]:
             recorder.server.shutdown()
-        kill_strays()
 
 
 def grade_upgrades(grader: Grader, copies: ServiceCopies,
