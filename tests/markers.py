@@ -103,6 +103,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "harness/test_tool_limits.py": (),
     "sandbox/test_sandbox.py": (),
     "sandbox/test_walls.py": (),
+    "sandbox/test_room.py": ("slow",),
     "sandbox/test_limits.py": ("slow",),
     "sandbox/test_privileged_files.py": ("slow",),
     "routing/test_routing.py": ("browser", "node"),

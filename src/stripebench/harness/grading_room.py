@@ -7,9 +7,10 @@ noop, mutants, alternatives: all trials) come through here. What runs where:
 - the grader's **sealed folder**, on the host beside the trial (`<trial>/grading/`, never
   under the workdir), holds its tests, its inputs (fixtures, the account's snapshots, the
   set-up's output), its logs and its reward. The grading sandbox mounts it at /grader;
-- the **grader** runs there as `python -I` (no module of the submission, no .pth, no
-  PYTHON* variable can shadow its imports), in mount and pid namespaces of its own that
-  see the submission read-only (but for `[verifier] writable` folders);
+- the **grader** runs there as `python -E -s` (no module of the submission, no .pth, no
+  PYTHON* variable can shadow its imports: see `grader_argv`), in mount and pid
+  namespaces of its own that see the submission read-only (but for `[verifier] writable`
+  folders);
 - the **agent's code** -- the task's services, and whatever the grader runs through
   `stripebench.grading.launch` (migration scripts, service copies) -- runs in the same
   sandbox with /grader covered, each in mount and pid namespaces of its own, killed as a
@@ -27,6 +28,7 @@ import json
 import shlex
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,7 @@ from ..rundir import write_json_atomic
 from ..sandbox import safe_files
 from ..sandbox.base import SandboxError, run_captured, shell_argv
 from ..sandbox.limits import DEFAULT_LIMITS, Limits
+from ..sandbox.local import LocalSandbox
 from .emulator import Emulator
 from .launch_server import LaunchServer
 from .sandbox import Sandbox, make_sandbox
@@ -73,11 +76,13 @@ def prepare_sealed(task: Task, trial_dir: Path) -> Path:
 
 
 def grader_argv(command: str) -> list[str]:
-    """The grader's command; a python one runs isolated (`-I`: the script's own folder,
-    the standard library and the benchmark's site-packages are all it imports from)."""
+    """The grader's command; a python one runs isolated: -E (no PYTHON* variable), -s (no
+    user site). Its sys.path is the script's own folder (sealed: graders import the
+    modules beside them), the standard library and the benchmark's read-only
+    site-packages -- nothing the submission can write."""
     argv = shlex.split(command)
     if argv and argv[0] in ("python", "python3"):
-        return [argv[0], "-I", *argv[1:]]
+        return [argv[0], "-E", "-s", *argv[1:]]
     return shell_argv(command)
 
 
@@ -161,17 +166,18 @@ class GradingRoom:
             env["STRIPEBENCH_SETUP_OUTPUT"] = str(inside / "setup.json")
         return env
 
-    def run_grader(self, task: Task) -> Any:
+    def run_grader(self, task: Task, writable: Sequence[str]) -> Any:
+        """The grader, isolated, over the submission read-only but for `writable`."""
         argv = grader_argv(task.grader_command)
         env = self.grader_env(task)
         if self.kind == "bwrap":
             return self.sandbox.exec(argv, timeout=task.grader_timeout, env=env,  # type: ignore[call-arg]
                                      cwd=str(self.inside), output_limit=GRADER_OUTPUT_LIMIT,
-                                     read_only=True, writable=task.grader_writable)
-        full_env = self.sandbox.full_env(env)
-        return run_captured([*self.sandbox._join(), *argv], env=full_env,
-                            cwd=self.sealed, timeout=task.grader_timeout,
-                            output_limit=GRADER_OUTPUT_LIMIT)
+                                     read_only=True, writable=writable)
+        assert isinstance(self.sandbox, LocalSandbox)  # its cwd is the sealed folder
+        return run_captured([*self.sandbox.join_argv(), *argv],
+                            env=self.sandbox.full_env(env), cwd=self.sealed,
+                            timeout=task.grader_timeout, output_limit=GRADER_OUTPUT_LIMIT)
 
     def stop(self) -> None:
         self.launcher.close()
@@ -193,6 +199,9 @@ def grade_submission(task: Task, trial_dir: Path, workdir: Path, *, env: dict[st
     reward and subscores (or status `grader_error` with why), notes and tamper entries;
     returns the stopped room (its sandbox's limits and evidence are for the caller)."""
     fresh_harness_dir(workdir)
+    writable, refused = real_folders(workdir, task.grader_writable)
+    if refused:  # a symlink or file in place of a folder the grader may write
+        record.setdefault("tamper", {})["writable_folders_refused"] = refused
     sealed = prepare_sealed(task, trial_dir)
     room = GradingRoom(sandbox_kind, workdir, sealed, env, limits=limits)
     try:
@@ -202,7 +211,7 @@ def grade_submission(task: Task, trial_dir: Path, workdir: Path, *, env: dict[st
             record["notes"].append(f"services did not come back for grading: {exc}"[:2000])
         if webhooks is not None:
             route_webhooks(*webhooks, room.sandbox, ports)
-        result = room.run_grader(task)
+        result = room.run_grader(task, writable)
         (trial_dir / "grader.log").write_text(
             f"$ {task.grader_command}\nexit code {result.exit_code}\n--- stdout\n"
             f"{result.stdout}\n--- stderr\n{result.stderr}")
@@ -225,6 +234,20 @@ def grade_submission(task: Task, trial_dir: Path, workdir: Path, *, env: dict[st
     record["reward"] = float(reward["total"])
     record["subscores"] = {k: float(v) for k, v in reward.get("subscores", {}).items()}
     return room
+
+
+def real_folders(workdir: Path, names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """`names` split into real folders of the submission (no symlink on the way, a
+    directory at the end) and the rest."""
+    good: list[str] = []
+    bad: list[str] = []
+    for name in names:
+        path, ok = workdir, True
+        for part in Path(name).parts:
+            path = path / part
+            ok = ok and path.is_dir() and not path.is_symlink()
+        (good if ok else bad).append(name)
+    return good, bad
 
 
 def _grader_failed(record: dict[str, Any], why: str) -> None:

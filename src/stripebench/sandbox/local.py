@@ -52,7 +52,8 @@ class LocalSandbox(WorkdirFiles):
         except CgroupUnavailable as exc:
             self.unbounded = str(exc)
 
-    def _join(self) -> list[str]:
+    def join_argv(self) -> list[str]:
+        """The prefix that puts a command into this sandbox's cgroup (if it has one)."""
         return self.cgroup.join_argv() if self.cgroup is not None else []
 
     # processes ------------------------------------------------------------
@@ -69,7 +70,7 @@ class LocalSandbox(WorkdirFiles):
              output_limit: int = 100_000, env: dict[str, str] | None = None,
              cwd: str | None = None) -> ExecResult:
         where = self.resolve(cwd) if cwd else self.workdir
-        return run_captured([*self._join(), *shell_argv(command)], env=self.full_env(env),
+        return run_captured([*self.join_argv(), *shell_argv(command)], env=self.full_env(env),
                             cwd=where,
                             timeout=timeout, output_limit=output_limit,
                             on_start=self._groups.add)
@@ -84,7 +85,7 @@ class LocalSandbox(WorkdirFiles):
             argv = [*as_unprivileged(), *argv]
         log = open_service_log(self.workdir, name)
         try:
-            proc = subprocess.Popen([*self._join(), *argv], stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen([*self.join_argv(), *argv], stdin=subprocess.DEVNULL,
                                     stdout=log,
                                     stderr=subprocess.STDOUT, env=self.full_env(None),
                                     cwd=self.workdir, start_new_session=True)

@@ -168,14 +168,14 @@ def enter_argv(argv: Sequence[str], *, ns_pid: int, enter_user: bool, where: str
 def read_only_script(folder: str, writable: Sequence[str]) -> list[str]:
     """Shell steps making `folder` read-only but for its sub-folders `writable` (names
     relative to it). A writable folder must be a real directory of `folder`, not a
-    symlink leading elsewhere (`realpath` must give back the same path), or the steps
-    fail and the command does not run."""
+    symlink leading elsewhere (`realpath` must give back the same path); one that is
+    not stays read-only like the rest."""
     top = shlex.quote(folder)
     steps = []
     for name in writable:
         path = shlex.quote(str(Path(folder) / name))
-        steps += [f'[ -d {path} ] && [ "$(realpath -e {path})" = {path} ]',
-                  f"mount --bind {path} {path}"]
+        steps.append(f'{{ ! [ -d {path} ] || [ "$(realpath -e {path})" != {path} ] || '
+                     f"mount --bind {path} {path}; }}")
     # --rbind keeps the writable binds below it; the remount reaches only the top mount
     steps += [f"mount --rbind {top} {top}",
               f"mount -o remount,bind,ro,nosuid,nodev {top}"]
