@@ -93,6 +93,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "harness/agents/clis/test_goose.py": (),
     "harness/test_harness.py": (),
     "harness/test_harness_emulator_salt.py": (),
+    "harness/test_harness_requests.py": (),
     "harness/test_harness_browser.py": ("browser",),
     "harness/test_harness_external.py": (),
     "harness/test_harness_models.py": (),

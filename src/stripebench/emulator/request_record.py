@@ -32,7 +32,7 @@ from typing import Any, Literal
 
 import orjson
 
-DEFAULT_BUDGET = 32 * 1024 * 1024  # bytes of entries per account: ~100,000 requests
+DEFAULT_BUDGET = 32 * 1024 * 1024  # bytes of entries per account: ~90,000 requests
 MAX_STAMPS = 100  # distinct stamp hashes counted one by one
 # What a held entry costs beyond its JSON: the bytes object and its slot in the list.
 ENTRY_OVERHEAD = 41
