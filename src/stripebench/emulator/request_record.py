@@ -8,7 +8,9 @@ request by sending 5,000 more after it. It is append-only:
   default DEFAULT_BUDGET per account, `stripebench emulator serve --request-budget`).
   When the budget runs out the record keeps the entries it has and stops taking new
   ones: `kept` stays, `dropped` counts what was not kept, and the read-out says the
-  record is no longer `complete`. Nothing is dropped silently, nothing is overwritten.
+  record is no longer `complete`. Nothing is dropped silently, nothing is overwritten:
+  the held entries are always the unbroken run seq 1..kept, so an entry once read never
+  changes, and a check that needs the whole record fails closed on one that is not.
 - Counters never drop, whatever the budget: `total` requests, `unstamped` ones (no
   recording-proxy stamp) and, per stamp hash, how many carried it (`stamps`, at most
   MAX_STAMPS distinct hashes; requests with further hashes are counted in

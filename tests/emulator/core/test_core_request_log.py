@@ -195,3 +195,20 @@ def test_after_a_restart_the_record_says_it_began_there(tmp_path: Path) -> None:
                                                                           False)
     finally:
         second.stop()
+
+
+def test_restoring_an_export_keeps_the_records_of_the_accounts_it_holds() -> None:
+    own = start_emulator()
+    try:
+        kept, gone = own.new_account(), own.new_account()
+        for holder in (kept, gone):
+            stripe.StripeClient(holder["secret_key"], base_addresses={"api": own.base}
+                                ).v1.customers.create()
+        export = httpx.get(f"{own.base}/_emulator/snapshot").json()
+        export["accounts"] = [a for a in export["accounts"] if a["account"]["id"] != gone["id"]]
+        assert httpx.post(f"{own.base}/_emulator/restore", json=export).status_code == 200
+        record = read(own, kept["secret_key"]).json()
+        assert (record["total"], record["began"]) == (1, "created")
+        assert read(own, gone["secret_key"]).status_code == 401  # its account is gone
+    finally:
+        own.stop()
