@@ -85,6 +85,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "docs/test_docs_search.py": ("node",),
     "grading/test_grading.py": (),
     "grading/test_sdk_upgrade_service_code.py": (),
+    "grading/test_service_copies_record.py": (),
     "stripe_cli/test_stripe_cli.py": ("node",),
     # the harness, its sandbox and routing, integrations, results
     "harness/test_agents_real_cli.py": ("real_cli", "node", "slow"),
@@ -92,6 +93,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "harness/agents/clis/test_goose.py": (),
     "harness/test_harness.py": (),
     "harness/test_harness_emulator_salt.py": (),
+    "harness/test_harness_requests.py": (),
     "harness/test_harness_browser.py": ("browser",),
     "harness/test_harness_external.py": (),
     "harness/test_harness_models.py": (),

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import typer
 
+from .emulator.request_record import DEFAULT_BUDGET
+
 app = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="An offline benchmark for AI agents that build Stripe integrations.")
 emulator_app = typer.Typer(no_args_is_help=True, help="The local Stripe emulator.")
@@ -32,6 +34,9 @@ def emulator_serve(
                              help="Secret mixed into the ids of accounts created without "
                                   "a salt of their own, so nobody can compute them from "
                                   "the seed (same seed + salt = same ids)."),
+    request_budget: int = typer.Option(
+        DEFAULT_BUDGET, min=0, help="Bytes of request-record entries kept per account; "
+        "past it requests are still counted and the record says what it dropped."),
 ) -> None:
     """Serve the Stripe API, Stripe.js and hosted pages over HTTP (and HTTPS)."""
 
@@ -42,7 +47,7 @@ def emulator_serve(
     origin = f"http://{host}:{port}"
     try:
         emulator = build(seed=seed, data=data, control_token=control_token, local_origin=origin,
-                         salt=salt)
+                         salt=salt, request_budget=request_budget)
     except (OSError, sqlite3.Error, StripeError) as exc:  # a full or read-only data folder
         reason = exc.message if isinstance(exc, StripeError) else str(exc)
         typer.echo(f"stripebench emulator: cannot keep state in {data}: {reason}", err=True)

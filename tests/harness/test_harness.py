@@ -85,8 +85,20 @@ def test_scripted_outcomes(tmp_path: Path, emu: Emulator) -> None:
     trial = tmp_path / "pass" / "trials" / "fixture-shop" / "1"
     events = [json.loads(line) for line in (trial / "transcript.jsonl").read_text().splitlines()]
     assert [e["name"] for e in events if e["type"] == "tool_call"] == ["view", "bash", "submit"]
-    log = json.loads((trial / "emulator_requests.json").read_text())
-    assert any(r["method"] == "POST" and r["path"] == "/v1/customers" for r in log)
+    # the account's whole request record: the set-up's, the agent's and the grader's
+    saved = json.loads((trial / "emulator_requests.json").read_text())
+    assert (saved["complete"], saved["dropped"]) == (True, 0)
+    assert [r["seq"] for r in saved["data"]] == list(range(1, saved["total"] + 1))
+    phases = saved["phases"]
+    assert list(phases) == ["setup", "agent", "grading"]
+    assert phases["grading"]["last_seq"] == saved["total"]
+
+    def made_in(phase: str) -> set[str]:
+        return {f"{r['method']} {r['path']}" for r in saved["data"]
+                if phases[phase]["first_seq"] <= r["seq"] <= phases[phase]["last_seq"]}
+    assert {"POST /v1/products", "POST /v1/coupons"} <= made_in("setup")  # the fixtures
+    assert made_in("agent") == {"POST /v1/customers"}
+    assert "GET /v1/customers" in made_in("grading")  # the grader's look-up
     assert got["pass"]["submission"]["added"] == ["customer.txt"]
     assert "[PASS] customer_created" in (trial / "grader.log").read_text()
     assert not (trial / "workdir" / ".stripebench" / "grader").exists()
@@ -128,8 +140,8 @@ def test_parallel_trials_do_not_interfere(tmp_path: Path, emu: Emulator) -> None
     for r in results:
         trial = tmp_path / "trials" / "fixture-shop" / str(r["attempt"])
         ids.add((trial / "workdir" / "customer.txt").read_text())
-        posts = [q for q in json.loads((trial / "emulator_requests.json").read_text())
-                 if q["path"] == "/v1/customers"]
+        posts = [q for q in json.loads((trial / "emulator_requests.json").read_text())["data"]
+                 if q["path"] == "/v1/customers" and q["method"] == "POST"]
         assert len(posts) == 1  # each account saw only its own trial's request
     assert len(ids) == 3
 

@@ -1,4 +1,5 @@
-"""One account's state in memory: its objects, list order, idempotency records, indexes."""
+"""One account's state in memory: its objects, list order, idempotency records, indexes,
+and the record of the requests it received (request_record.py; never in a snapshot)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from .clock import Clock
 from .ids import IdGenerator
 from .indexes import FieldIndex, TypeWalk
+from .request_record import RequestRecord
 from .slices import SLICE_OBJECTS, Steps
 
 
@@ -26,7 +28,7 @@ class Account:
     order: dict[str, list[str]] = field(default_factory=dict)  # type -> ids, oldest first
     seq: dict[str, int] = field(default_factory=dict)  # object id -> creation sequence
     idempotency: dict[str, dict[str, Any]] = field(default_factory=dict)
-    requests: list[dict[str, Any]] = field(default_factory=list)
+    record: RequestRecord = field(default_factory=RequestRecord)  # not state: see there
     gen: int = 0  # the generation of its rows on disk; a restore writes the next one
     # type -> field path -> index; built on first use (see indexes.py), never persisted
     indexes: dict[str, dict[tuple[str, ...], FieldIndex]] = field(default_factory=dict)

@@ -191,14 +191,14 @@ class EmulatorApp:
         return response
 
     def request_log(self, request: Request) -> Response:
-        """The key's account's request log (see request_log.py); secret keys only."""
+        """The key's account's request record (see request_log.py); secret keys only."""
         try:
             owner, key_kind = self.authenticate(request)
             if key_kind != "secret":
                 raise AuthenticationError("The request log needs a secret API key.", status=401)
+            return request_log.read(owner.record, request.query, request_log.READ_PATH)
         except StripeError as exc:
             return Response.json(exc.body(), exc.status)
-        return request_log.read(owner, request.query_params())
 
     def authenticate(self, request: Request) -> tuple[Account, str]:
         auth = request.header("authorization")

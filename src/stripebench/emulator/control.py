@@ -1,4 +1,4 @@
-"""The control plane under /_emulator/: accounts, reset, snapshots, clocks, request logs.
+"""The control plane under /_emulator/: accounts, reset, snapshots, clocks, request records.
 
 When the server has a control token (the harness always sets one), every call must
 carry it in `X-Emulator-Token`, so code running as the agent cannot read or rewrite
@@ -11,7 +11,7 @@ import hmac
 import re
 from typing import Any
 
-from . import intake, versions
+from . import intake, request_log, versions
 from .errors import InvalidRequest, StripeError
 from .forms import decode
 from .http import Request, Response
@@ -125,7 +125,7 @@ async def handle(store: Store, control_token: str | None, request: Request) -> R
         return response
     try:
         body = _body(request) if method == "POST" else {}
-        response = _route(store, method, path, body, request.query_params())
+        response = _route(store, method, path, body, request.query_params(), request.query)
     except KeyError as exc:
         store.rollback()
         response = _error(f"No such account: {exc.args[0]}", 404)
@@ -169,7 +169,7 @@ async def _restore(store: Store, request: Request) -> Response:
 
 
 def _route(store: Store, method: str, path: str, body: dict[str, Any],
-           query: dict[str, str]) -> Response:
+           query: dict[str, str], raw_query: str = "") -> Response:
     if path == "/_emulator/accounts" and method == "POST":
         version = body.get("api_version") or None
         if version:
@@ -208,8 +208,8 @@ def _route(store: Store, method: str, path: str, body: dict[str, Any],
             routes = set_routes(store, account.id, dict(body.get("routes") or {}))
             return Response.json({"id": account.id,
                                   "webhook_routes": {str(p): t for p, t in routes.items()}})
-        if action == "/requests" and method == "GET":
-            return Response.json({"object": "list", "data": account.requests})
+        if action == "/requests" and method == "GET":  # the same read-out as graders'
+            return request_log.read(account.record, raw_query, path)
         if action == "/clock" and method == "POST":
             # The clock only moves forward: Stripe's objects never see time run back.
             if "advance" in body:

@@ -10,15 +10,17 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from .app import EmulatorApp
 from .clock import DEFAULT_START
+from .request_record import DEFAULT_BUDGET
 from .store import Store
 from .versions import LATEST
 
 
 def build(seed: int = 0, data: Path | None = None, start_time: int = DEFAULT_START,
           api_version: str = LATEST, control_token: str | None = None,
-          local_origin: str = "http://127.0.0.1:12111", salt: str = "") -> EmulatorApp:
+          local_origin: str = "http://127.0.0.1:12111", salt: str = "",
+          request_budget: int = DEFAULT_BUDGET) -> EmulatorApp:
     store = Store(seed=seed, start_time=start_time, data_dir=data, default_version=api_version,
-                  salt=salt)
+                  salt=salt, request_budget=request_budget)
     if not store.accounts:
         store.create_account()
         store.flush()  # stored now: a data folder that takes no writes fails here, at start

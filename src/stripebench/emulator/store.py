@@ -28,9 +28,9 @@ from .account import Account, account_from_snapshot
 from .clock import DEFAULT_START, Clock
 from .errors import APIError, InvalidRequest, StripeError
 from .ids import IdGenerator, account_generator, derive_salt, random_key
+from .request_record import DEFAULT_BUDGET, Began, RequestRecord
 from .slices import run_now
 
-REQUEST_LOG_LIMIT = 5000
 # Every this many new objects, what is alive moves out of the garbage collector's sight
 # (gc.freeze): stored objects are JSON trees without cycles, and a full collection
 # walking 100k of them holds every account for about a second.
@@ -49,8 +49,9 @@ class _Encoded:
 class Store:
     def __init__(self, seed: int = 0, start_time: int = DEFAULT_START,
                  data_dir: Path | None = None, default_version: str = "",
-                 salt: str = "") -> None:
+                 salt: str = "", request_budget: int = DEFAULT_BUDGET) -> None:
         self.seed = seed
+        self.request_budget = request_budget  # bytes of request entries per account
         # The server's secret: accounts created without a salt of their own derive theirs
         # from it ("" keeps ids computable from the seed, for a standalone emulator).
         self.salt = salt
@@ -116,6 +117,7 @@ class Store:
         return account
 
     def _register(self, account: Account) -> None:
+        account.record.budget = self.request_budget
         self.accounts[account.id] = account
         self.keys[account.secret_key] = (account, "secret")
         self.keys[account.publishable_key] = (account, "publishable")
@@ -217,8 +219,11 @@ class Store:
         return {"seed": self.seed, "accounts": [self.snapshot(a) for a in self.accounts.values()]}
 
     def install(self, accounts: list[Account], replace_all: bool,
-                contested: list[tuple[str, str]] | None = None) -> list[Account]:
+                contested: list[tuple[str, str]] | None = None,
+                began: Began = "restored") -> list[Account]:
         """Swap restored accounts in (memory only); returns the accounts they replaced.
+        An account that replaces one of the same id keeps its request record; a new one
+        starts a record that `began` now.
 
         The id index already points at the new objects (restoring._adopt), but for
         `contested` (object id, account id) pairs held elsewhere; the replaced accounts'
@@ -230,11 +235,14 @@ class Store:
             self.accounts.clear()
             self.keys.clear()
             self.account_ids = self._account_sequence()
+        previous = {a.id: a for a in replaced}
         for account in accounts:
             old = self.accounts.pop(account.id, None)
             if old is not None:
                 self.keys.pop(old.secret_key, None)
                 self.keys.pop(old.publishable_key, None)
+            kept = previous.get(account.id)
+            account.record = kept.record if kept is not None else RequestRecord(began=began)
             self._register(account)
             # what a failed write later rolls back to (see `rollback`)
             self.committed_meta[account.id] = orjson.dumps(account.meta())
@@ -278,7 +286,8 @@ class Store:
                 {"account": json.loads(meta_json), "objects": objects, "order": order,
                  "sequence": sequence, "idempotency": idem}))
             account.gen = gen
-            self.install([account], replace_all=False)
+            # requests before the restart were held in memory only: not in its record
+            self.install([account], replace_all=False, began="restarted")
         self.next_gen = 1 + max([gen for _, _, gen in rows], default=0)
         row = db.execute("SELECT value FROM settings WHERE key='account_counter'").fetchone()
         if row:

@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 
 STARTUP_SECONDS = 60
+REQUEST_PAGE = 10_000  # request-record entries a read
 
 
 class EmulatorDown(RuntimeError):
@@ -240,9 +241,28 @@ class Emulator:
     def restore(self, snapshot: dict[str, Any]) -> Account:
         return self._account(self._call("POST", "/_emulator/restore", json=snapshot))
 
-    def requests(self, account_id: str) -> list[dict[str, Any]]:
-        data = self._call("GET", f"/_emulator/accounts/{account_id}/requests")
-        return list(data.get("data", []))
+    def requests(self, account_id: str, after: int = 0) -> dict[str, Any]:
+        """The account's request record (emulator/request_record.py): its counters
+        (`total`, `kept`, `dropped`, `complete`, ...) and, in `data`, every entry it holds
+        with seq > `after`, oldest first (read a page at a time)."""
+        path = f"/_emulator/accounts/{account_id}/requests"
+        entries: list[dict[str, Any]] = []
+        while True:
+            page = self._call("GET", path, params={"after": after, "limit": REQUEST_PAGE})
+            entries += page["data"]
+            if not page["has_more"] or not page["data"]:
+                break
+            after = page["data"][-1]["seq"]
+        counters = {k: v for k, v in page.items()
+                    if k not in ("object", "url", "after", "has_more", "data")}
+        return {"object": "emulator.request_record", "account": account_id, **counters,
+                "data": entries}
+
+    def request_total(self, account_id: str) -> int:
+        """How many requests the account's record has counted (the seq of the last)."""
+        page = self._call("GET", f"/_emulator/accounts/{account_id}/requests",
+                          params={"limit": 0})
+        return int(page["total"])
 
     @staticmethod
     def _account(info: dict[str, Any]) -> Account:

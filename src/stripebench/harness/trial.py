@@ -27,6 +27,7 @@ from ..rundir import (
     write_json_atomic,
     write_result,
 )
+from ..rundir.layout import REQUESTS
 from ..sandbox import safe_files
 from ..sandbox.disk import DiskUnavailable, WorkdirDisk, release_leftover
 from ..sandbox.limits import DEFAULT_LIMITS, LIMIT_BREACHED, Limits
@@ -242,6 +243,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
     sandbox: Sandbox | None = None
     toolbox: Toolbox | None = None
     account = None
+    phases: dict[str, int] = {}  # trial phase -> the first seq of its requests
     timings: dict[str, float] = {}
     arm = config.interventions or Interventions()
     disk: WorkdirDisk | None = None
@@ -261,6 +263,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         account = emulator.create_account(emulator.trial_account_id(task.id, attempt),
                                           task.api_version)
         record["account"] = account.id
+        phases["setup"] = 1
         emulator.route_webhooks(account.id, {})  # a trial's account reaches nothing yet
         refs = fixture_mod.seed(emulator.base, account.secret_key, task.fixtures,
                                 task.api_version)
@@ -271,6 +274,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         if task.setup_command:
             run_setup(task, workdir, env, emulator, trial_dir)
         record["ports"] = ports
+        phases["agent"] = emulator.request_total(account.id) + 1  # from the services on
         sandbox = _new_sandbox(config.sandbox, workdir, env, limits=config.limits)
         try:
             start_services(sandbox, task, ports)
@@ -326,7 +330,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         clock = time.monotonic()
         phase = "grading"
         write_json_atomic(trial_dir / "stripe_final.json", emulator.snapshot(account.id))
-        write_json_atomic(trial_dir / "emulator_requests.json", emulator.requests(account.id))
+        phases["grading"] = save_requests(emulator, account.id, trial_dir, phases) + 1
         record["submission"] = submission_changes(task.environment, workdir)
         room = grade_submission(task, trial_dir, workdir, env=env, ports=ports,
                                 sandbox_kind=config.sandbox, record=record,
@@ -353,6 +357,12 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
                     "privileged_files_cleared", []).extend(cleared)
         if disk is not None:  # the quota's files become a plain folder at the same path
             disk.release()
+        if account is not None:  # every phase is over: the record is the whole trial's
+            try:
+                save_requests(emulator, account.id, trial_dir, phases)
+            except Exception as exc:  # noqa: BLE001 - the emulator may be gone
+                record["notes"].append(f"the request record could not be saved after the "
+                                       f"trial: {exc}"[:500])
         for account_id in ([account.id] if account is not None else []) + \
                 setup_accounts(trial_dir):
             try:
@@ -375,6 +385,24 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
 
 class _Stop(Exception):
     pass
+
+
+def save_requests(emulator: Emulator, account_id: str, trial_dir: Path,
+                  phases: dict[str, int]) -> int:
+    """emulator_requests.json: the account's whole request record (its counters, every
+    entry it holds, and what it dropped if its budget ran out: `complete` says whether
+    it holds every request), with each trial phase's requests as a seq range
+    (`phases`: name -> first seq, in order; an empty phase has last_seq < first_seq).
+    Returns how many requests the record has counted."""
+    found = emulator.requests(account_id)
+    total = int(found["total"])
+    starts = list(phases.items())
+    ranges = {name: {"first_seq": first,
+                     "last_seq": starts[n + 1][1] - 1 if n + 1 < len(starts) else total}
+              for n, (name, first) in enumerate(starts)}
+    entries = found.pop("data")
+    write_json_atomic(trial_dir / REQUESTS, {**found, "phases": ranges, "data": entries})
+    return total
 
 
 def account_errors(record: dict[str, Any], emulator: Emulator, generation: int) -> None:

@@ -6,11 +6,13 @@ then calls the copies and checks what they answered and what they sent Stripe (t
 Stripe-Version and User-Agent of each request). A copy could still go around its proxy
 (an address written into its code): each proxy stamps what it forwards with a secret of
 the grader's, the grader's own requests go through a stamped proxy too, and afterwards
-every request the account's log holds from the grading must carry one of those stamps
-(`ServiceCopies.bypassing`, see emulator/request_log.py). The copies are the agent's
-code: they run through the grading room's launcher (stripebench.grading.launch), each in
-mount and pid namespaces of their own without sight of the grader, and die whole at
-`stop()`.
+every request the account received during the grading must carry one of those stamps
+(`ServiceCopies.bypassing`). The account's request record (emulator/request_record.py)
+is append-only and counts every request, so no request can be pushed out of it by
+sending more; a record that could not keep them all makes the check fail. The copies
+are the agent's code: they run through the grading room's launcher
+(stripebench.grading.launch), each in mount and pid namespaces of their own without
+sight of the grader, and die whole at `stop()`.
 
     copies = ServiceCopies(work, ("payments", "invoices"))  # each in a room of its own
     client = stripe_client(api_base=copies.grader_base)
@@ -31,7 +33,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -126,15 +128,62 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def request_log(after: str | None = None) -> list[dict[str, Any]]:
-    """The trial account's request log (oldest first), after request id `after`."""
-    query = "?" + urllib.parse.urlencode({"after": after}) if after else ""
+def request_record(after: int = 0, limit: int | None = None) -> dict[str, Any]:
+    """One read of the trial account's request record (emulator/request_log.py): its
+    counters, and up to `limit` held entries with seq > `after`."""
+    params = {"after": after, **({"limit": limit} if limit is not None else {})}
     request = urllib.request.Request(
-        _env("STRIPE_API_BASE").rstrip("/") + READ_PATH + query,
+        _env("STRIPE_API_BASE").rstrip("/") + READ_PATH + "?" + urllib.parse.urlencode(params),
         headers={"Authorization": f"Bearer {_env('STRIPE_SECRET_KEY')}"})
     with urllib.request.urlopen(request, timeout=30) as response:
-        entries: list[dict[str, Any]] = json.loads(response.read())["data"]
-    return entries
+        page: dict[str, Any] = json.loads(response.read())
+    return page
+
+
+def request_log(after: int = 0) -> Iterator[dict[str, Any]]:
+    """The record's held entries with seq > `after`, oldest first, page by page."""
+    while True:
+        page = request_record(after)
+        yield from page["data"]
+        if not page["has_more"] or not page["data"]:
+            return
+        after = page["data"][-1]["seq"]
+
+
+def _bypassing(record: dict[str, Any], watermark: int, stamps: set[str],
+               entries: Callable[[], Iterator[dict[str, Any]]]) -> list[str]:
+    """`ServiceCopies.bypassing` on a read of the record (`limit=0`: counters only):
+    requests after seq `watermark` carrying none of `stamps` (SHA-256 hashes), at most
+    five, described. `entries()` walks the held entries after the watermark.
+
+    Fails closed: a record that overflowed its budget, or that began anew since the
+    watermark, is itself a finding (first in the list), even when its counters show
+    every request of the grading stamped."""
+    total = record["total"]
+    if total < watermark or record["began"] == "restarted":
+        why = "began at an emulator restart" if record["began"] == "restarted" \
+            else "began anew"
+        return [f"the emulator's request record does not cover the whole grading (it "
+                f"{why}; {total} requests now, {watermark} when the grading began): the "
+                "grading's requests cannot all be checked"]
+    found = []
+    if record["dropped"]:  # from seq kept + 1 on: the grading's requests are among them
+        found.append(f"the emulator's request record overflowed: {record['dropped']} "
+                     f"requests (from seq {record['kept'] + 1} on) were counted but not "
+                     f"kept ({record['budget_bytes']} bytes a record), so the grading's "
+                     "requests cannot all be checked")
+    # Exact whatever was dropped: the grader's stamps are fresh secrets, so every
+    # request that carried one came after the watermark.
+    stamped = sum(record["stamps"].get(stamp, 0) for stamp in stamps)
+    if total - watermark - stamped == 0:
+        return found
+    for entry in entries():
+        if len(found) >= 5:
+            break
+        if entry.get("recorded_by") not in stamps:
+            found.append(f"{entry['method']} {entry['path']} "
+                         f"({entry.get('user_agent') or 'no User-Agent'})")
+    return found
 
 
 class ServiceCopies:
@@ -145,8 +194,9 @@ class ServiceCopies:
                  command: Callable[[str], list[str]] = lambda s: ["bash", "run.sh", s],
                  ready_path: str = "/healthz", start_seconds: float = 60) -> None:
         upstream = _env("STRIPE_API_BASE")
-        known = request_log()
-        self.watermark = known[-1]["id"] if known else None
+        # The seq of the last request before the grading: every later one must carry
+        # one of the stamps below (see `bypassing`).
+        self.watermark: int = request_record(limit=0)["total"]
         self.grader = Recorder(upstream)
         self.grader_base = self.grader.url
         self.recorders: dict[str, Recorder] = {}
@@ -174,12 +224,13 @@ class ServiceCopies:
 
     def bypassing(self) -> list[str]:
         """The grading's requests that reached the emulator without going through one of
-        the grader's proxies (at most five, described)."""
+        the grader's proxies (at most five, described). When the account's request
+        record cannot show every request since the grading began (its budget ran out,
+        or it began anew), that comes first: a check that relies on this fails closed."""
         stamps = {hashlib.sha256(r.stamp.encode()).hexdigest()
                   for r in [self.grader, *self.recorders.values()]}
-        return [f"{e['method']} {e['path']} ({e.get('user_agent') or 'no User-Agent'})"
-                for e in request_log(self.watermark)
-                if e.get("recorded_by") not in stamps][:5]
+        return _bypassing(request_record(limit=0), self.watermark, stamps,
+                          partial(request_log, self.watermark))
 
     def stop(self) -> None:
         for proc in self.procs.values():
