@@ -210,7 +210,7 @@ def test_stripebench_run_passes_base_url_to_codex(tmp_path: Path, models: list[A
     done = subprocess.run(
         [sys.executable, "-m", "stripebench.cli", "run", "--agent", "codex", "--model",
          "scripted-model", "--base-url", f"{server.url}/v1", "--tasks", SHOP.id,
-         "--tasks-dir", str(SHOP.path.parent), "--sandbox", "local", "--out",
+         "--tasks-dir", str(SHOP.path.parent), "--sandbox", "local", "--allow-unsealed", "--out",
          str(tmp_path / "run"), "--no-report"],
         capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -323,6 +323,20 @@ def test_task_format_errors_and_the_tasks_list_command(tmp_path: Path) -> None:
     assert broken.returncode == 2 and "category must be one of" in broken.stderr
 
 
+def test_an_unsealed_run_needs_the_explicit_flag(tmp_path: Path) -> None:
+    """Issue 25: the room cannot vanish silently. `--sandbox local` (nothing isolated,
+    scores not comparable) refuses to start without --allow-unsealed, and says why."""
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "stripebench.cli", "run", "--agent", "noop",
+                           "--tasks-dir", str(FIXTURES), "--tasks", "fixture-shop", "--out",
+                           str(out), "--sandbox", "local"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode != 0
+    assert "--allow-unsealed" in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert not out.exists()
+
+
 def test_run_command_defaults_to_the_oracle_and_prints_the_report(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`make run` without an API key: the oracle over the tasks, then the report."""
@@ -333,8 +347,8 @@ def test_run_command_defaults_to_the_oracle_and_prints_the_report(
     out = tmp_path / "run"
     done = subprocess.run([sys.executable, "-m", "stripebench.cli", "run", "--tasks-dir",
                            str(FIXTURES), "--category", "backend", "--out", str(out),
-                           "--sandbox", "local"], capture_output=True, text=True, timeout=240,
-                          env=env)
+                           "--sandbox", "local", "--allow-unsealed"], capture_output=True,
+                          text=True, timeout=240, env=env)
     assert done.returncode == 0, done.stderr
     assert json.loads((out / "run.json").read_text())["agent"] == "oracle"
     assert sorted(p.name for p in (out / "trials").iterdir()) == [
@@ -365,7 +379,7 @@ def test_tasks_check_can_run_again_into_the_same_out(tmp_path: Path) -> None:
 
 def test_run_takes_several_task_ids_after_one_tasks_flag(tmp_path: Path) -> None:
     base = [sys.executable, "-m", "stripebench.cli", "run", "--agent", "noop", "--tasks-dir",
-            str(FIXTURES), "--no-report", "--sandbox", "local"]
+            str(FIXTURES), "--no-report", "--sandbox", "local", "--allow-unsealed"]
     for n, ids in enumerate((["fixture-shop", "fixture-bad-grader"],
                              ["fixture-shop,fixture-bad-grader"])):
         out = tmp_path / f"r{n}"
@@ -389,7 +403,7 @@ def test_run_takes_several_task_ids_after_one_tasks_flag(tmp_path: Path) -> None
 
 def test_tasks_check_command_exit_codes(tmp_path: Path) -> None:
     base = [sys.executable, "-m", "stripebench.cli", "tasks", "check", "--tasks-dir",
-            str(FIXTURES), "--sandbox", "local"]
+            str(FIXTURES), "--sandbox", "local", "--allow-unsealed"]
     good = subprocess.run(base + ["--out", str(tmp_path / "a"), "fixture-shop"],
                           capture_output=True, text=True, timeout=180)
     assert good.returncode == 0, good.stdout + good.stderr
@@ -425,7 +439,7 @@ def test_resume_after_kill_9_with_parallel_trials(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "stripebench.cli", "run", "--agent", "scripted",
                "--script", str(script), "--tasks-dir", str(FIXTURES), "--tasks",
                "fixture-shop", "--attempts", "4", "--parallel", "2", "--out", str(out),
-               "--no-report", "--sandbox", "local"]
+               "--no-report", "--sandbox", "local", "--allow-unsealed"]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     trials = out / "trials" / "fixture-shop"

@@ -438,7 +438,7 @@ def test_the_cli_passes_the_context_budget_to_the_model_agent(tmp_path: Path) ->
             [sys.executable, "-m", "stripebench.cli", "run", "--agent", "openai", "--model",
              "m", "--base-url", f"http://127.0.0.1:{server.port}/v1", "--tasks-dir",
              str(SHOP.path.parent), "--tasks", "fixture-shop", "--sandbox", "local",
-             "--context-budget", "9000", "--out", str(out), "--no-report"],
+             "--allow-unsealed", "--context-budget", "9000", "--out", str(out), "--no-report"],
             capture_output=True, text=True, timeout=180,
             env={k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"})
     finally:

@@ -178,7 +178,7 @@ def test_a_worker_killed_mid_trial_loses_only_that_try(tmp_path: Path,
         "command": f'echo "$PPID $({account})" >> {pids}'}}, {"sleep": 6}, *PASS_STEPS]))
     out = tmp_path / "run"
     proc = subprocess.Popen(run_command(ray_cluster, out, "--agent", "scripted", "--script",
-                                        str(script), "--sandbox", "local"),
+                                        str(script), "--sandbox", "local", "--allow-unsealed"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **ray_cluster.env})
     deadline = time.monotonic() + 120
@@ -214,7 +214,7 @@ def test_a_worker_dying_past_its_retries_is_a_harness_error_retry_errors_redoes(
                                   {"sleep": 6}, *PASS_STEPS]))
     out = tmp_path / "run"
     command = run_command(ray_cluster, out, "--agent", "scripted", "--script", str(script),
-                          "--sandbox", "local")
+                          "--sandbox", "local", "--allow-unsealed")
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **ray_cluster.env,
                                  "STRIPEBENCH_RAY_RETRIES": "0"})
@@ -243,7 +243,7 @@ def test_the_workers_emulator_dying_mid_trial_is_redone_on_that_worker(
     script.write_text(json.dumps([{"tool": "bash", "args": {"command": kill}}, *PASS_STEPS]))
     out = tmp_path / "run"
     done = cli(ray_cluster, run_command(ray_cluster, out, "--agent", "scripted", "--script",
-                                        str(script), "--sandbox", "local"))
+                                        str(script), "--sandbox", "local", "--allow-unsealed"))
     assert done.returncode == 0, done.stderr
     record = result(out, "fixture-shop", 1)
     assert marker.exists()
@@ -256,7 +256,8 @@ def test_driver_kill_9_then_resume(tmp_path: Path, ray_cluster: RayCluster) -> N
     script.write_text(json.dumps([{"sleep": 2}, *PASS_STEPS]))
     out = tmp_path / "run"
     command = run_command(ray_cluster, out, "--agent", "scripted", "--script", str(script),
-                          "--sandbox", "local", "--attempts", "3", "--parallel", "1")
+                          "--sandbox", "local", "--allow-unsealed", "--attempts", "3",
+                          "--parallel", "1")
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True, env={**os.environ, **ray_cluster.env})
     first = out / "trials" / "fixture-shop" / "1" / "result.json"
@@ -363,8 +364,8 @@ def test_without_an_address_a_run_starts_its_own_ray(tmp_path: Path,
     out = tmp_path / "run"
     done = subprocess.run([sys.executable, "-m", "stripebench.cli", "run", "--executor", "ray",
                            "--agent", "noop", "--tasks-dir", str(FIXTURES), "--tasks",
-                           "fixture-shop", "--sandbox", "local", "--parallel", "1", "--out",
-                           str(out), "--no-report"], capture_output=True, text=True,
+                           "fixture-shop", "--sandbox", "local", "--allow-unsealed",
+                           "--parallel", "1", "--out", str(out), "--no-report"], capture_output=True, text=True,
                           timeout=240, env={**os.environ, "RAY_ADDRESS": ray_cluster.address})
     assert done.returncode == 0, done.stderr
     record = result(out, "fixture-shop", 1)

@@ -54,6 +54,9 @@ def run_command(
     tasks_dir: Path | None = typer.Option(None, help="Where tasks live (default tasks/)."),
     sandbox: str = typer.Option("auto", help="bwrap (the agent sees only its workdir), "
                                 "local, or auto: bwrap where it works, else local."),
+    allow_unsealed: bool = typer.Option(False, "--allow-unsealed", help="Run even where the "
+                                        "trials cannot be sealed (a local sandbox isolates "
+                                        "nothing: the scores are marked not comparable)."),
     script: Path | None = typer.Option(None, help="Tool calls for the scripted agent."),
     base_url: str | None = typer.Option(None, help="OpenAI-compatible base URL (vLLM, "
                                         "Ollama...)."),
@@ -127,6 +130,10 @@ def run_command(
         # loaded when the command runs: `stripebench --help` stays quick
         from .sandbox import bwrap_available
         sandbox = "bwrap" if bwrap_available() else "local"
+    if sandbox == "local" and not allow_unsealed:
+        raise _fail("the trials would run unsealed (a local sandbox: the agent's code runs "
+                    "on this machine beside the grader, and scores are not comparable); "
+                    "install bubblewrap (scripts/setup.sh) or pass --allow-unsealed")
     plan = RunPlan(out=out, tasks=chosen, agent_name=agent, model=model, attempts=attempts,
                    parallel=parallel or 1, sandbox=sandbox, resume=resume,
                    retry_errors=retry_errors, agent_timeout=agent_timeout,
