@@ -366,7 +366,8 @@ def test_without_an_address_a_run_starts_its_own_ray(tmp_path: Path,
                            "--agent", "noop", "--tasks-dir", str(FIXTURES), "--tasks",
                            "fixture-shop", "--sandbox", "local", "--allow-unsealed",
                            "--parallel", "1", "--out", str(out), "--no-report"],
-                          capture_output=True, text=True, timeout=240, env={**os.environ, "RAY_ADDRESS": ray_cluster.address})
+                          capture_output=True, text=True, timeout=240,
+                          env={**os.environ, "RAY_ADDRESS": ray_cluster.address})
     assert done.returncode == 0, done.stderr
     record = result(out, "fixture-shop", 1)
     assert record["status"] == "completed" and record["reward"] == 0.0
