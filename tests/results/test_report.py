@@ -178,3 +178,23 @@ def test_every_ungradeable_trial_is_listed_and_counts_zero(tmp_path: Path) -> No
     for status in ("harness_error", "emulator_error", "| legacy | 1 | completed |"):
         assert status in md
     assert "counts 0 in the means" in md
+
+
+def test_tamper_evidence_is_flagged_in_every_report(tmp_path: Path) -> None:
+    """Issue 25: what a wall caught in a trial (here a planted module and a refused
+    launch request) is listed under "Tamper evidence" in the Markdown and HTML reports,
+    naming the trial; services killed at teardown (every trial has them) are not."""
+    flagged = trial("upgrade", 1, 0.5, 10)
+    flagged["tamper"] = {"shadowing_files": ["netrc.py", "h11.py"],
+                         "launch_requests_refused": ["cwd must be the submission folder"],
+                         "grading_processes_killed_at_stop": 4}
+    quiet = trial("upgrade", 2, 0.5, 10)
+    quiet["tamper"] = {"agent_processes_killed_at_stop": 3}
+    summaries = [summarize(load_run(write_run(tmp_path / "r", "m", [flagged, quiet])))]
+    md = markdown(summaries)
+    section = md.split("## Tamper evidence")[1]
+    assert "upgrade #1: shadowing_files (2: netrc.py, h11.py); launch_requests_refused" in section
+    assert "upgrade #2" not in section and "killed_at_stop" not in section
+    assert "Tamper evidence" in page(summaries) and "netrc.py" in page(summaries)
+    clean = [summarize(load_run(write_run(tmp_path / "c", "m", [quiet])))]
+    assert "Tamper evidence" not in markdown(clean) + page(clean)

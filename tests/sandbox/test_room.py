@@ -117,6 +117,10 @@ def test_planted_modules_do_not_shadow_the_graders_imports(emulator: Emulator,
     record, trial_dir = attack(emulator, tmp_path, steps)
     honest_failure(record)
     assert markers(trial_dir) == []
+    # the evidence: files named like modules the grader imported, the .pth
+    planted = set(record["tamper"]["shadowing_files"])
+    assert {"netrc.py", "shlex.py", "httpx.py", "h11.py", "sitecustomize.py", "zz.pth",
+            "stripebench/__init__.py"} <= planted, planted
 
 
 def test_a_detached_reforking_process_dies_with_the_script_that_started_it(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,10 @@ class CheckResult:
     weight: float
     score: float
     message: str = ""
+
+
+# beside reward.json: the top-level modules the grader imported
+IMPORTED_MODULES = "imported_modules.json"
 
 
 @dataclass
@@ -77,6 +82,10 @@ class Grader:
         tmp = target.with_suffix(".tmp")
         tmp.write_text(json.dumps(reward, indent=2))
         tmp.replace(target)
+        # what this grader imported, by top-level name: the harness looks for files of
+        # the submission named like them (tamper evidence, see rundir/tamper.py)
+        names = sorted({name.split(".")[0] for name in sys.modules if name})
+        (target.parent / IMPORTED_MODULES).write_text(json.dumps(names))
         if self.verbose:
             print(f"total {reward['total']:.3f}", flush=True)
         return reward

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..grading.checks import IMPORTED_MODULES
 from ..rundir import write_json_atomic
 from ..sandbox import safe_files
 from ..sandbox.base import SandboxError, run_captured, shell_argv
@@ -47,6 +48,11 @@ GRADER_INSIDE = "/grader"          # the sealed folder, as the grading sandbox s
 SEALED = "grading"                 # its name in the trial directory
 REWARD_LIMIT = 1024 * 1024
 GRADER_OUTPUT_LIMIT = 200_000
+# the submission's installed packages and build output are not its own modules
+SKIP_WHEN_SCANNING = {".stripebench", "node_modules", "__pycache__", ".git", ".venv", ".deps",
+                      ".go", "target", "venv", "site-packages"}
+SCAN_FILE_LIMIT = 20_000
+SHADOW_LIMIT = 20
 INPUTS = ("fixtures.json", "stripe_seed.json", "stripe_final.json", "setup.json")
 
 
@@ -231,6 +237,9 @@ def grade_submission(task: Task, trial_dir: Path, workdir: Path, *, env: dict[st
         _grader_failed(record, f"{exc} (grader exit code {exit_code}; see grader.log)")
         return room
     write_json_atomic(trial_dir / "reward.json", reward)
+    planted = shadowing_files(workdir, imported_modules(sealed))
+    if planted:
+        record.setdefault("tamper", {})["shadowing_files"] = planted
     record["reward"] = float(reward["total"])
     record["subscores"] = {k: float(v) for k, v in reward.get("subscores", {}).items()}
     return room
@@ -248,6 +257,32 @@ def real_folders(workdir: Path, names: Sequence[str]) -> tuple[list[str], list[s
             ok = ok and path.is_dir() and not path.is_symlink()
         (good if ok else bad).append(name)
     return good, bad
+
+
+def imported_modules(sealed: Path) -> set[str]:
+    """The top-level modules the grader imported (it lists them beside its reward)."""
+    try:
+        names = json.loads(safe_files.read_in(sealed, IMPORTED_MODULES, limit=REWARD_LIMIT))
+    except (OSError, ValueError):
+        return set()
+    return {n for n in names if isinstance(n, str)} if isinstance(names, list) else set()
+
+
+def shadowing_files(workdir: Path, imported: set[str]) -> list[str]:
+    """Files of the submission that would shadow the grader's imports were it not
+    isolated: a module or package named like one it imported, a .pth file, a
+    sitecustomize or usercustomize (at most SHADOW_LIMIT, for the tamper record)."""
+    found = []
+    for rel, _dir_fd, name in safe_files.regular_files(workdir, SKIP_WHEN_SCANNING,
+                                                       SCAN_FILE_LIMIT):
+        path = Path(rel)
+        stem = path.parent.name if name == "__init__.py" else path.stem
+        if name.endswith(".pth") or (name.endswith(".py") and (
+                stem in imported or stem in ("sitecustomize", "usercustomize"))):
+            found.append(rel)
+            if len(found) >= SHADOW_LIMIT:
+                break
+    return found
 
 
 def _grader_failed(record: dict[str, Any], why: str) -> None:

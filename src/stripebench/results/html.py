@@ -14,7 +14,7 @@ from typing import Any
 from ..rundir import counts
 from ..rundir.transcript import read
 from .aggregate import RunSummary
-from .report import interventions, pct, turn_range, unhelpful_queries
+from .report import interventions, pct, tamper_lines, turn_range, unhelpful_queries
 from .store import unsealed_line
 
 COLORS = ["#635bff", "#00a67e", "#f5a623", "#e5424d", "#0a84ff", "#8e44ad"]
@@ -132,6 +132,10 @@ def page(summaries: list[RunSummary]) -> str:
     body.append("</table>")
     for s in summaries:
         body.append(_run_section(s))
+    evidence = tamper_lines(summaries)
+    if evidence:
+        body.append("<h2>Tamper evidence (the walls held; the agent tried)</h2><ul class=err>"
+                    + "".join(f"<li>{escape(line)}</li>" for line in evidence) + "</ul>")
     queries = unhelpful_queries([s.run for s in summaries])
     body.append("<h2>Documentation searches that found nothing useful</h2>")
     body.append("<ul>" + "".join(f"<li><code>{escape(q['query'])}</code> — "

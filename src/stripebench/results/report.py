@@ -7,10 +7,11 @@ import io
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..docs.log import unhelpful_queries as judge
-from ..rundir import describe
+from ..rundir import describe, tamper
 from ..rundir.transcript import read
 from .aggregate import RunSummary
 from .store import Run, unsealed_line
@@ -96,6 +97,10 @@ def markdown(summaries: list[RunSummary]) -> str:
             message = (e.get("error") or "").splitlines()[0:1]
             lines.append(f"| {s.run.label} | {e['task']} | {e['attempt']} | {e['status']} | "
                          f"{(message[0] if message else '')[:120].replace('|', '/')} |")
+    evidence = tamper_lines(summaries)
+    if evidence:
+        lines += ["", "## Tamper evidence (the walls held; the agent tried)", ""]
+        lines += [f"- {line}" for line in evidence]
     queries = unhelpful_queries([s.run for s in summaries])
     if queries:
         lines += ["", "## Documentation searches that found nothing useful", ""]
@@ -138,12 +143,26 @@ def terminal(summaries: list[RunSummary]) -> None:
                           f"{', ...' if len(s.run.unfinished) > 5 else ''}): "
                           f"stripebench run --resume --out {s.run.path}[/yellow]",
                           markup=True)
+    for line in tamper_lines(summaries):
+        console.print(f"[b yellow]tamper evidence:[/b yellow] {escape(line)}")
     queries = unhelpful_queries([s.run for s in summaries])
     if queries:
         console.print("[b]Documentation searches that found nothing useful[/b]")
         for q in queries:
             console.print(f"  {q['query']!r}: {q['reason']}, asked {q['count']}x "
                           f"({q['where']})", markup=False)
+
+
+def tamper_lines(summaries: list[RunSummary]) -> list[str]:
+    """One line per trial with flagged tamper evidence (rundir/tamper.py)."""
+    lines = []
+    for s in summaries:
+        for trial in s.run.trials:
+            found = tamper.flagged(trial)
+            if found:
+                lines.append(f"{s.run.label}: {trial['task']} #{trial['attempt']}: "
+                             f"{tamper.describe(found)}")
+    return lines
 
 
 def search_records(runs: list[Run]) -> list[dict[str, Any]]:
