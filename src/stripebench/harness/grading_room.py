@@ -39,6 +39,7 @@ from ..sandbox.base import SandboxError, run_captured, shell_argv
 from ..sandbox.limits import DEFAULT_LIMITS, Limits
 from ..sandbox.local import LocalSandbox
 from .emulator import Emulator
+from .evidence import note_sandbox_end
 from .launch_server import LaunchServer
 from .sandbox import Sandbox, make_sandbox
 from .services import route_webhooks, start_services
@@ -203,7 +204,8 @@ def grade_submission(task: Task, trial_dir: Path, workdir: Path, *, env: dict[st
                      webhooks: tuple[Emulator, str] | None = None) -> GradingRoom:
     """Grade `workdir` with the task's grader in the sealed room. Fills `record`'s
     reward and subscores (or status `grader_error` with why), notes and tamper entries;
-    returns the stopped room (its sandbox's limits and evidence are for the caller)."""
+    returns the stopped room. What its sandbox hit or left (limits, tamper evidence) is
+    in `record` even when grading failed with an exception."""
     fresh_harness_dir(workdir)
     writable, refused = real_folders(workdir, task.grader_writable)
     if refused:  # a symlink or file in place of a folder the grader may write
@@ -229,6 +231,7 @@ def grade_submission(task: Task, trial_dir: Path, workdir: Path, *, env: dict[st
         return room
     finally:
         room.stop()   # every process of the grading is dead before the reward is read
+        note_sandbox_end(record, "grading", room.sandbox)  # also when grading failed
     if room.launcher.refused:
         record.setdefault("tamper", {})["launch_requests_refused"] = room.launcher.refused[:20]
     try:

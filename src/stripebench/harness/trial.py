@@ -34,6 +34,7 @@ from ..sandbox.limits import DEFAULT_LIMITS, LIMIT_BREACHED, Limits
 from . import fixtures as fixture_mod
 from .agents.base import Agent, AgentContext, AgentOutcome
 from .emulator import Emulator, EmulatorDown
+from .evidence import limits_record, note_sandbox_end
 from .grading_room import grade_submission
 from .interventions import SKILLS_DIR, Interventions
 from .prompt import task_prompt
@@ -96,32 +97,6 @@ def _new_sandbox(kind: str, workdir: Path, env: dict[str, str],
     # the trial clears set-id bits and capabilities once, at its teardown
     return make_sandbox(kind, workdir, env, limits=limits,  # type: ignore[arg-type]
                         clear_on_stop=False, **options)
-
-
-def limits_record(record: dict[str, Any]) -> dict[str, Any]:
-    """The trial's `limits` entry: what it ran under, what was missing, what it hit."""
-    found: dict[str, Any] = record.setdefault("limits", {"unbounded": [], "breached": []})
-    return found
-
-
-def note_sandbox_end(record: dict[str, Any], phase: str, sandbox: Sandbox | None) -> None:
-    """After a sandbox's stop(): the limits it hit, what had no cgroup, and the tamper
-    evidence it left (processes still running at stop, set-id or capability files)."""
-    if sandbox is None:
-        return
-    limits = limits_record(record)
-    unbounded = getattr(sandbox, "unbounded", None)
-    if unbounded and f"{phase}: {unbounded}" not in limits["unbounded"]:
-        limits["unbounded"].append(f"{phase}: no cgroup ({unbounded})")
-    for breach in getattr(sandbox, "breaches", []):
-        limits["breached"].append({"phase": phase, "limit": breach})
-    tamper = record.setdefault("tamper", {})
-    killed = getattr(sandbox, "killed_at_stop", 0)
-    if killed:
-        tamper[f"{phase}_processes_killed_at_stop"] = killed
-    cleared = getattr(sandbox, "cleared", [])
-    if cleared:
-        tamper.setdefault("privileged_files_cleared", []).extend(cleared)
 
 
 def note_disk(record: dict[str, Any], phase: str, disk: WorkdirDisk | None) -> None:
@@ -332,10 +307,9 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         write_json_atomic(trial_dir / "stripe_final.json", emulator.snapshot(account.id))
         phases["grading"] = save_requests(emulator, account.id, trial_dir, phases) + 1
         record["submission"] = submission_changes(task.environment, workdir)
-        room = grade_submission(task, trial_dir, workdir, env=env, ports=ports,
-                                sandbox_kind=config.sandbox, record=record,
-                                limits=config.limits, webhooks=(emulator, account.id))
-        note_sandbox_end(record, "grading", room.sandbox)
+        grade_submission(task, trial_dir, workdir, env=env, ports=ports,
+                         sandbox_kind=config.sandbox, record=record, limits=config.limits,
+                         webhooks=(emulator, account.id))
         note_disk(record, "grading", disk)
         timings["grader_seconds"] = time.monotonic() - clock
     except _Stop as stop:

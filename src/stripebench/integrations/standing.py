@@ -144,10 +144,9 @@ def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, An
                           emulator.requests(account.id))
         if trial.task.environment.is_dir():
             record["submission"] = submission_changes(trial.task.environment, trial.workdir)
-        room = grade_submission(task, trial.trial_dir, trial.workdir, env=trial.env,
-                                ports=trial.ports, sandbox_kind="local", record=record,
-                                webhooks=(emulator, account.id))
-        note_sandbox_end(record, "grading", room.sandbox)
+        grade_submission(task, trial.trial_dir, trial.workdir, env=trial.env,
+                         ports=trial.ports, sandbox_kind="local", record=record,
+                         webhooks=(emulator, account.id))
     except Exception as exc:  # noqa: BLE001 - recorded (harness_error), as run_trial does
         record["reward"] = None
         record["error"] = f"the trial could not be graded: {type(exc).__name__}: {exc}"
