@@ -403,7 +403,7 @@ def test_run_takes_several_task_ids_after_one_tasks_flag(tmp_path: Path) -> None
 
 def test_tasks_check_command_exit_codes(tmp_path: Path) -> None:
     base = [sys.executable, "-m", "stripebench.cli", "tasks", "check", "--tasks-dir",
-            str(FIXTURES), "--sandbox", "local", "--allow-unsealed"]
+            str(FIXTURES), "--sandbox", "local"]
     good = subprocess.run(base + ["--out", str(tmp_path / "a"), "fixture-shop"],
                           capture_output=True, text=True, timeout=180)
     assert good.returncode == 0, good.stdout + good.stderr

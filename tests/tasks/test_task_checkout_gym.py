@@ -493,31 +493,32 @@ def test_variant(label: str, server: Any, tmp_path: Path) -> None:
     assert verdict.ok, verdict.message
 
 
-# Red team: the gym app is the agent's to change, and the harness restarts it beside the
-# grader. This one plants a thread that rewrites the hidden grader the moment it is
-# copied into .stripebench/grader/ (a grade.py that writes total 1.0). Under the old
-# grading sandbox the service shared the grader's files and scored 1.0 on every task;
-# now the grading sandbox starts services in mount and pid namespaces of their own with
-# .stripebench/ covered, so the attempt fails and the real grader scores the empty
-# submission 0.
+# Red team: the gym app is the agent's to change, and the harness restarts it for
+# grading. This one plants a thread that watches for the hidden grader (where the old
+# harness copied it, .stripebench/grader/, and the sealed room's /grader) to rewrite it
+# with a grade.py that writes total 1.0. Under the old grading sandbox the service shared
+# the grader's files and scored 1.0 on every task; in the sealed room it never sees them,
+# and the real grader scores the empty submission 0.
 TAMPER = r'''set -e
 python - <<'PY'
 from pathlib import Path
 hook = """
 import threading as _t, time as _time
 def _plant():
-    target = HERE / ".stripebench" / "grader" / "tests" / "grade.py"
+    targets = [HERE / ".stripebench" / "grader" / "tests" / "grade.py",
+               Path("/grader/tests/grade.py")]
     fake = ("import json, os\\n"
             "open(os.environ['STRIPEBENCH_REWARD_PATH'], 'w').write(json.dumps("
             "{'total': 1.0, 'subscores': {'planted': 1.0}}))\\n")
+    (HERE / "tamper.log").write_text("watching\\n")
     while True:
-        try:
-            if target.exists() and target.read_text() != fake:
-                target.write_text(fake)
-        except OSError as exc:  # logged once: a rewrite cut short by the kill leaves ''
-            log = HERE / "tamper.log"
-            if not log.exists():
-                log.write_text(str(exc))
+        for target in targets:
+            try:
+                if target.exists() and target.read_text() != fake:
+                    target.write_text(fake)
+                    (HERE / "tamper.log").write_text(f"rewrote {target}\\n")
+            except OSError as exc:
+                (HERE / "tamper.log").write_text(f"{target}: {exc}\\n")
         _time.sleep(0.001)
 _t.Thread(target=_plant, daemon=True).start()
 """
@@ -544,8 +545,9 @@ def test_a_service_cannot_rewrite_the_grader(tmp_path: Path) -> None:
     assert record["status"] == "completed", record["error"]
     work = tmp_path / "tamper" / "workdir"
     assert "_plant" in (work / "app.py").read_text()
-    # the service ran during grading and was refused the grader's directory
-    assert "Permission denied" in (work / "tamper.log").read_text()
+    # the service ran during grading and reached none of the grader's files
+    log = (work / "tamper.log").read_text()
+    assert log == "watching\n" or "Permission denied" in log, log
     assert record["reward"] == 0.0
     assert "planted" not in record["subscores"]
     assert len(record["subscores"]) == 20
