@@ -108,6 +108,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "routing/test_routing.py": ("browser", "node"),
     "integrations/test_harbor_export.py": ("slow",),
     "integrations/test_inspect.py": (),
+    "integrations/test_inspect_sandbox.py": ("slow",),
     "results/test_compare.py": (),
     "results/test_report.py": (),
     "rundir/test_rundir.py": (),

@@ -24,8 +24,8 @@ pytest.importorskip("inspect_ai")
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.log import EvalLog, read_eval_log  # noqa: E402
 from inspect_ai.model import get_model  # noqa: E402
-from inspect_models import ScriptedModel  # noqa: E402
 
+from inspect_models import ScriptedModel  # noqa: E402
 from stripebench.harness.prompt import system_prompt  # noqa: E402
 from stripebench.harness.task import TaskError  # noqa: E402
 from stripebench.integrations.inspect_eval import stripebench  # noqa: E402
@@ -33,6 +33,7 @@ from stripebench.integrations.inspect_eval import stripebench  # noqa: E402
 FIXTURES = TESTS / "fixtures" / "tasks"
 # the reference solution's text: its file is on the host, out of the trial room's sight
 SHOP_SOLUTION = (FIXTURES / "fixture-shop" / "solution" / "solve.sh").read_text()
+HIDDEN = FIXTURES / "fixture-shop" / "tests" / "grade.py"
 
 
 def run(tmp_path: Path, model: Any, epochs: int = 1) -> EvalLog:
@@ -84,6 +85,7 @@ def test_scripted_model_runs_the_oracle_through_our_bash_tool(tmp_path: Path) ->
     model = get_model("stripebench-scripted/oracle", script=[
         ["bash", {"command": SHOP_SOLUTION}],
         ["bash", {"command": "cat customer.txt"}],
+        ["bash", {"command": f"cat {HIDDEN}"}],
         ["submit", {"summary": "customer created"}],
         ["bash", {"command": "rm customer.txt"}]])  # never runs: submit ends the agent
     log = run(tmp_path, model, epochs=2)
@@ -101,7 +103,11 @@ def test_scripted_model_runs_the_oracle_through_our_bash_tool(tmp_path: Path) ->
         customer = results[1].strip().splitlines()[-1]
         assert results[1].startswith("exit code 0") and customer.startswith("cus_")
         customers.add(customer)
-        assert sum(1 for m in sample.messages if m.role == "assistant") == 3
+        # our MCP server attached to the trial's room: the task's grader is not there
+        refused = [m for m in sample.messages if m.role == "tool"][2]
+        assert refused.error is not None and "g.gate(" not in refused.text  # type: ignore[union-attr]
+        assert "No such file or directory" in refused.error.message  # type: ignore[union-attr]
+        assert sum(1 for m in sample.messages if m.role == "assistant") == 4
         transcript = Path(score.metadata["trial_dir"]) / "transcript.jsonl"
         assert '"tool_call"' in transcript.read_text()  # our server logged the calls
     # Each epoch is an attempt of its own: its own account, its own customer.
