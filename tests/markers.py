@@ -109,6 +109,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "integrations/test_harbor_export.py": ("slow",),
     "integrations/test_inspect.py": (),
     "integrations/test_inspect_sandbox.py": ("slow",),
+    "integrations/test_standing.py": (),
     "results/test_compare.py": (),
     "results/test_report.py": (),
     "rundir/test_rundir.py": (),
