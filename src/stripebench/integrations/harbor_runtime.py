@@ -8,16 +8,20 @@
 data and control token in a root-only folder), the trial's account and fixtures, the
 task's hidden setup, its services (as the agent's user when one is named), then writes
 the agent's variables (keys, base URL, service URLs) to a file every shell sources and
-marks the container ready. `grade` (root, Harbor's verifier) ends every process of the
-agent's user, makes the grader's folder (/tests) root-only, then grades in the grading
-room as `stripebench run` does: the services restart and whatever the grader launches
-runs as the agent's user (a `UserSandbox`: no capabilities, no new privileges), the
-grader as root beside them, its sealed folder under the root-only state/. Once the room
-is stopped and no process of the agent's user is left, it removes whatever reward files
-are there and writes Harbor's reward (a flat map of numbers, `reward` the total) afresh,
-without following a link. The container is the trial's room: the agent's commands run
-as its user, outside any namespace of ours (Harbor runs them), so the record is sealed
-only when an agent user is named.
+marks the container ready. The container is the trial's room: Harbor runs the agent's
+commands as its user, outside any namespace of ours, and they must reach the services,
+so the room is a local one whose commands run as that user (a `UserSandbox`).
+
+`grade` (Harbor's verifier, root) keeps the agent's code away from its own files (wall
+6): it makes Harbor's verifier folder root's alone for the while (owner and mode given
+back at the end), ends every process of the agent's user, makes the grader's folder
+(/tests) root-only, then grades in the grading room as `stripebench run` does: the
+services restart, and whatever the grader launches runs, as the agent's user (no
+capabilities, no new privileges), the grader as root beside them with its sealed folder
+under the root-only state/. Once the room is stopped and no process of the agent's user
+is left, it removes whatever reward files are in the verifier folder and writes Harbor's
+reward (a flat map of numbers, `reward` the total) afresh, never through a link. The
+record is sealed only when an agent user is named (STRIPEBENCH_AGENT_USER).
 
 Where things are (the defaults are the container's; the tests point them elsewhere):
 STRIPEBENCH_HOME (/opt/stripebench: project/tasks/<id>/ the task definition, state/ the
@@ -38,6 +42,8 @@ import signal
 import stat
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -87,15 +93,20 @@ def _run_as() -> RunAs | None:
     return RunAs.named(user) if user else None
 
 
-def _processes_of(uid: int) -> list[int]:
+def processes_of(uid: int) -> list[int]:
+    """The live processes of `uid` (a zombie, already dead, waits for its parent)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if entry.stat().st_uid == uid:
-                    found.append(int(entry.name))
-            except OSError:
+                if entry.stat().st_uid != uid:
+                    continue
+                # /proc/PID/stat: "pid (comm) state ..."; comm may hold spaces
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
                 continue
+            if state not in ("Z", "X"):
+                found.append(int(entry.name))
     return found
 
 
@@ -107,7 +118,7 @@ def end_user_processes(run_as: RunAs, rounds: int = 50) -> int:
     Returns how many were killed."""
     killed = 0
     for _ in range(rounds):
-        pids = _processes_of(run_as.uid)
+        pids = processes_of(run_as.uid)
         if not pids:
             return killed
         for pid in pids:
@@ -132,21 +143,44 @@ def seal_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def clear_rewards(reward: Path) -> int:
-    """Remove whatever reward files are in Harbor's verifier folder (a file, a link, a
-    folder: never followed); returns an open handle on the folder for the new one."""
-    reward.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(reward.parent, os.O_RDONLY | os.O_DIRECTORY)
-    for name in {*REWARD_FILES, reward.name}:
+@contextmanager
+def locked_folder(folder: Path) -> Iterator[int]:
+    """Harbor's verifier folder (/logs/verifier), root's alone (0755) while the grading
+    runs the agent's code, its owner and mode given back afterwards (Harbor's side of the
+    mount may need them). Yields an open handle on it. Where it cannot be changed (a
+    user namespace without the right), the reward files are still removed and written
+    afresh once no process of the agent's is left."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    before = os.fstat(fd)
+    try:
         try:
-            found = os.lstat(name, dir_fd=fd)
+            os.fchown(fd, 0, 0)
+            os.fchmod(fd, 0o755)
+        except OSError:
+            pass
+        yield fd
+    finally:
+        try:
+            os.fchown(fd, before.st_uid, before.st_gid)
+            os.fchmod(fd, stat.S_IMODE(before.st_mode))
+        except OSError:
+            pass
+        os.close(fd)
+
+
+def clear_rewards(folder: int, names: set[str]) -> None:
+    """Remove whatever reward files are in the verifier folder (a file, a link, a folder:
+    never followed)."""
+    for name in names:
+        try:
+            found = os.lstat(name, dir_fd=folder)
         except FileNotFoundError:
             continue
         if stat.S_ISDIR(found.st_mode):
-            shutil.rmtree(name, dir_fd=fd)
+            shutil.rmtree(name, dir_fd=folder)
         else:
-            os.unlink(name, dir_fd=fd)
-    return fd
+            os.unlink(name, dir_fd=folder)
 
 
 def write_reward(folder: int, name: str, rewards: dict[str, float]) -> None:
@@ -203,23 +237,22 @@ def grade(tests: Path, reward: Path) -> int:
     task = _task()
     os.chdir(home / "state")
     run_as = _run_as()
-    if run_as is not None:  # wherever they work, the agent's processes are over
-        end_user_processes(run_as)
-    try:
-        seal_folder(tests)
-        trial = reopen_trial(task, load_description(home / "state" / "trial.json"))
-        try:
-            record = grade_trial(trial, tests=tests)
-        finally:
-            close_trial(trial)
-    finally:
-        if run_as is not None:  # what a service of the agent's left behind, if anything
+    with locked_folder(reward.parent) as folder:
+        if run_as is not None:  # wherever they work, the agent's processes are over
             end_user_processes(run_as)
-        folder = clear_rewards(reward)  # a reward planted there, whatever happened
-    try:
+        try:
+            seal_folder(tests)
+            trial = reopen_trial(task, load_description(home / "state" / "trial.json"))
+            try:
+                record = grade_trial(trial, tests=tests)
+            finally:
+                close_trial(trial)
+        finally:
+            if run_as is not None:  # what a service of the agent's left behind, if any
+                end_user_processes(run_as)
+            # whatever is there now, whatever happened: only our reward may follow
+            clear_rewards(folder, {*REWARD_FILES, reward.name})
         return _report(trial.trial_dir, record, folder, reward.name)
-    finally:
-        os.close(folder)
 
 
 def _report(trial_dir: Path, record: dict[str, Any], folder: int, reward_name: str) -> int:
