@@ -105,6 +105,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "sandbox/test_walls.py": (),
     "sandbox/test_limits.py": ("slow",),
     "sandbox/test_privileged_files.py": ("slow",),
+    "sandbox/test_user_sandbox.py": (),
     "routing/test_routing.py": ("browser", "node"),
     "integrations/test_harbor_export.py": ("slow",),
     "integrations/test_inspect.py": (),

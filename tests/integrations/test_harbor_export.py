@@ -18,7 +18,6 @@ agent's user, away from its own files).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pwd
@@ -36,6 +35,7 @@ from typing import Any
 
 import pytest
 
+from agent_user import throwaway_user
 from paths import REPO, TESTS
 from stripebench.harness.emulator import free_port
 from stripebench.harness.task import discover, load_task
@@ -55,17 +55,9 @@ def harbor() -> None:
 
 @pytest.fixture(scope="module")
 def agent_user() -> str:
-    """The container's agent user, played by a system user of its own (one per checkout,
-    made once and kept): no login, no home, no other processes."""
-    name = "sbv-" + hashlib.sha256(str(ROOT).encode()).hexdigest()[:8]
-    try:
-        pwd.getpwnam(name)
-    except KeyError:
-        done = subprocess.run(["useradd", "--system", "--user-group", "--no-create-home",
-                               "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
-                               name], capture_output=True, text=True)
-        assert done.returncode in (0, 9), done.stderr   # 9: made meanwhile by another run
-    return name
+    """The container's agent user, played by a system user of its own (see
+    tests/agent_user.py)."""
+    return throwaway_user().pw_name
 
 
 @pytest.fixture()
