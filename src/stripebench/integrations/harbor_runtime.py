@@ -149,7 +149,8 @@ def locked_folder(folder: Path) -> Iterator[int]:
     runs the agent's code, its owner and mode given back afterwards (Harbor's side of the
     mount may need them). Yields an open handle on it. Where it cannot be changed (a
     user namespace without the right), the reward files are still removed and written
-    afresh once no process of the agent's is left."""
+    afresh once no process of the agent's is left. If grading ends in an exception
+    (say, the agent's processes could not all be killed), the folder stays root's."""
     folder.mkdir(parents=True, exist_ok=True)
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     before = os.fstat(fd)
@@ -160,12 +161,12 @@ def locked_folder(folder: Path) -> Iterator[int]:
         except OSError:
             pass
         yield fd
-    finally:
         try:
             os.fchown(fd, before.st_uid, before.st_gid)
             os.fchmod(fd, stat.S_IMODE(before.st_mode))
         except OSError:
             pass
+    finally:
         os.close(fd)
 
 
@@ -238,9 +239,9 @@ def grade(tests: Path, reward: Path) -> int:
     os.chdir(home / "state")
     run_as = _run_as()
     with locked_folder(reward.parent) as folder:
-        if run_as is not None:  # wherever they work, the agent's processes are over
-            end_user_processes(run_as)
         try:
+            if run_as is not None:  # wherever they work, the agent's processes are over
+                end_user_processes(run_as)
             seal_folder(tests)
             trial = reopen_trial(task, load_description(home / "state" / "trial.json"))
             try:
@@ -248,10 +249,11 @@ def grade(tests: Path, reward: Path) -> int:
             finally:
                 close_trial(trial)
         finally:
-            if run_as is not None:  # what a service of the agent's left behind, if any
-                end_user_processes(run_as)
-            # whatever is there now, whatever happened: only our reward may follow
-            clear_rewards(folder, {*REWARD_FILES, reward.name})
+            try:
+                if run_as is not None:  # what a service of the agent's left behind
+                    end_user_processes(run_as)
+            finally:  # whatever is there now, whatever happened: only ours may follow
+                clear_rewards(folder, {*REWARD_FILES, reward.name})
         return _report(trial.trial_dir, record, folder, reward.name)
 
 
