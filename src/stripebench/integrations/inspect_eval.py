@@ -141,14 +141,14 @@ def mcp_agent(max_messages: int | None = None, tools: str = "stripebench") -> So
         limits = [time_limit(trial.agent_timeout), message_limit(len(state.messages) + limit)]
         if tools == "inspect":
             state.tools = [bash(), python(), submit()]
-            scope = await _loop(state, generate, limits)
+            state, scope = await _loop(state, generate, limits)
         else:
             server = mcp_server_stdio(name="stripebench", command=sys.executable,
                                       args=["-m", "stripebench.cli", "mcp", "--config",
                                             str(trial.mcp_config)])
             async with server:
                 state.tools = list(await server.tools())
-                scope = await _loop(state, generate, limits)
+                state, scope = await _loop(state, generate, limits)
         if scope.limit_error is not None:
             trial.record["status"] = "agent_timeout" if scope.limit_error.source is \
                 limits[0] else "turn_limit"
@@ -157,16 +157,18 @@ def mcp_agent(max_messages: int | None = None, tools: str = "stripebench") -> So
     return solve
 
 
-async def _loop(state: TaskState, generate: Generate, limits: list[Any]) -> Any:
+async def _loop(state: TaskState, generate: Generate, limits: list[Any]
+                ) -> tuple[TaskState, Any]:
     """One reply and its tool calls at a time: the agent ends when it answers without a
-    tool call or calls `submit`, as our built-in loop does. Returns the limits' scope."""
+    tool call or calls `submit`, as our built-in loop does. Returns the state and the
+    limits' scope (which limit, if any, ended it)."""
     with apply_limits(limits, catch_errors=True) as scope:
         while True:
             state = await generate(state, tool_calls="single")
             calls = state.output.message.tool_calls or []
             if not calls or any(c.function == "submit" for c in calls):
                 break
-    return scope
+    return state, scope
 
 
 @scorer(metrics=[mean(), stderr()])

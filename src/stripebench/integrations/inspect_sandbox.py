@@ -25,6 +25,7 @@ from __future__ import annotations
 import atexit
 import base64
 import os
+import pwd
 import subprocess
 import tempfile
 from functools import partial
@@ -183,7 +184,6 @@ class TrialSandbox(SandboxEnvironment):
         if self.trial.sandbox_kind == "bwrap":
             allowed = {"root", "0"}
         else:
-            import pwd
             me = pwd.getpwuid(os.geteuid()).pw_name
             allowed = {me, str(os.geteuid())}
         if user not in allowed:

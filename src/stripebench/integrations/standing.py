@@ -146,8 +146,12 @@ def open_trial(task: Task, emulator: Emulator, trial_dir: Path, workdir: Path, *
             except Exception as exc:  # noqa: BLE001 - the harness's _Stop carries why
                 raise TrialSetupError(str(exc)) from None
         options: dict[str, Any] = {"run_as": run_as} if run_as is not None else {}
-        room = make_sandbox(kind, workdir, env, clear_on_stop=False,  # see close_trial
-                            **options)
+        try:
+            room = make_sandbox(kind, workdir, env, clear_on_stop=False,  # see close_trial
+                                **options)
+        except Exception as exc:  # noqa: BLE001 - SandboxError: bwrap would not start
+            raise TrialSetupError(f"the trial's {kind} room could not be made: {exc}") \
+                from None
         try:
             start_services(room, task, ports)
             route_webhooks(emulator, account.id, room, ports)
