@@ -9,25 +9,38 @@ There is no Docker engine here, so the container's entrypoint and tests/test.sh 
 directly on this machine, with the container's paths pointed at temporary folders:
 the entrypoint starts a real emulator and the task's services, the reference solution
 runs, test.sh grades and writes Harbor's reward file (oracle 1.0, noop 0.0).
+
+The container's `agent` user is played by a throwaway system user made for these tests
+(`agent_user`; grading kills every process of that user, so it must be nobody else's),
+the verifier by root, as in Harbor (wall 6: the verifier runs the agent's code as the
+agent's user, away from its own files).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import pwd
+import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
+import time
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agent_user import throwaway_user
 from paths import REPO, TESTS
 from stripebench.harness.emulator import free_port
 from stripebench.harness.task import discover, load_task
 from stripebench.integrations.harbor_export import export_tasks
+from stripebench.integrations.harbor_runtime import processes_of
 
 ROOT = REPO
 FIXTURES = TESTS / "fixtures" / "tasks"
@@ -38,6 +51,23 @@ HARBOR = ROOT / ".venv-harbor" / "bin"
 def harbor() -> None:
     assert (HARBOR / "harbor").is_file(), \
         "Harbor's venv .venv-harbor is missing: run scripts/setup.sh (it needs Python 3.12)"
+
+
+@pytest.fixture(scope="module")
+def agent_user() -> str:
+    """The container's agent user, played by a system user of its own (see
+    tests/agent_user.py)."""
+    return throwaway_user().pw_name
+
+
+@pytest.fixture()
+def open_root() -> Iterator[Path]:
+    """A folder other users may enter (pytest's tmp_path is root's alone), as a
+    container's / is."""
+    root = Path(tempfile.mkdtemp(prefix="stripebench-harbor-user-"))
+    root.chmod(0o755)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -261,31 +291,25 @@ def test_a_real_task_in_its_container_oracle_one_noop_zero(
         container.stop()
 
 
-def test_services_run_as_the_agent_user_and_grading_ends_its_processes(tmp_path: Path
-                                                                        ) -> None:
+def test_services_run_as_the_agent_user_and_grading_ends_its_processes(
+        agent_user: str, open_root: Path) -> None:
     """In the container the agent is `agent`, not root: the services run as that user
     (so the agent can restart them), and grading kills every process of that user,
-    wherever it works. Played here by `nobody`, in a folder it may enter."""
-    import pwd
-    import shutil
-    import tempfile
-
+    wherever it works."""
     from stripebench.harness.trial import processes_in
 
-    nobody = pwd.getpwnam("nobody")
-    export_tasks([load_task(FIXTURES / "fixture-shop")], tmp_path / "export")
-    root = Path(tempfile.mkdtemp(prefix="stripebench-harbor-user-"))
-    root.chmod(0o755)
-    container = Container(tmp_path / "export" / "fixture-shop", root)
-    container.env["STRIPEBENCH_AGENT_USER"] = "nobody"
+    user = pwd.getpwnam(agent_user)
+    export_tasks([load_task(FIXTURES / "fixture-shop")], open_root / "export")
+    container = Container(open_root / "export" / "fixture-shop", open_root / "c")
+    container.env["STRIPEBENCH_AGENT_USER"] = agent_user
     lurker = None
     try:
         start(container)
         owners = {Path(f"/proc/{pid}").stat().st_uid for pid in processes_in(container.app)}
-        assert owners == {nobody.pw_uid}
-        assert (container.app / "app.py").stat().st_uid == nobody.pw_uid
-        lurker = subprocess.Popen(["setpriv", f"--reuid={nobody.pw_uid}",
-                                   f"--regid={nobody.pw_gid}", "--clear-groups", "sleep",
+        assert owners == {user.pw_uid}
+        assert (container.app / "app.py").stat().st_uid == user.pw_uid
+        lurker = subprocess.Popen(["setpriv", f"--reuid={user.pw_uid}",
+                                   f"--regid={user.pw_gid}", "--clear-groups", "sleep",
                                    "300"], cwd="/")
         graded = container.run("bash", str(container.task_dir / "tests" / "test.sh"))
         assert graded.returncode == 0, graded.stdout + graded.stderr
@@ -295,7 +319,114 @@ def test_services_run_as_the_agent_user_and_grading_ends_its_processes(tmp_path:
         if lurker is not None and lurker.poll() is None:
             lurker.kill()
         container.stop()
-        shutil.rmtree(root, ignore_errors=True)
+
+
+# The agent's app.py, planted for the verifier: when the verifier restarts it, a thread
+# keeps trying to forge Harbor's reward and the grading room's, to rewrite the grader and
+# to read the verifier's tests and the trial's state (control token), writing down in
+# attempts.json what it managed (a success is kept). Then it serves as the shop does.
+FORGER = """
+import json, os, pathlib, threading, time
+TARGETS = {targets!r}
+seen = {{"uid": os.getuid()}}
+def forge():
+    while True:
+        for name, (action, path, text) in TARGETS.items():
+            try:
+                if action == "read":
+                    pathlib.Path(path).read_text()
+                else:
+                    pathlib.Path(path).write_text(text)
+                seen[name] = "done"
+            except OSError as exc:
+                if seen.get(name) != "done":
+                    seen[name] = type(exc).__name__
+        pathlib.Path("attempts.json").write_text(json.dumps(seen))
+        time.sleep(0.05)
+threading.Thread(target=forge, daemon=True).start()
+"""
+FORGED_GRADER = ("import json, os\nopen(os.environ['STRIPEBENCH_REWARD_PATH'], 'w')"
+                 ".write(json.dumps({'total': 1.0, 'subscores': {}}))\n")
+
+
+def test_the_verifier_runs_the_agents_code_as_the_agent_away_from_its_files(
+        agent_user: str, open_root: Path) -> None:
+    """Wall 6: Harbor's verifier is root and restarts the agent's services. They run as
+    the agent's user: a service the agent planted, trying all through the verification
+    to write the reward (Harbor's and the grading room's), to rewrite the grader, to read
+    the verifier's tests and the trial's state, fails at each, and the reward stays the
+    honest one (this work is a noop: 0). Before, the services ran as root and the forged
+    grader scored 1.0."""
+    user = pwd.getpwnam(agent_user)
+    export_tasks([load_task(FIXTURES / "fixture-shop")], open_root / "export")
+    task_dir = open_root / "export" / "fixture-shop"
+    container = Container(task_dir, open_root / "c")
+    container.env["STRIPEBENCH_AGENT_USER"] = agent_user
+    verifier = container.reward.parent
+    verifier.mkdir(parents=True)
+    verifier.chmod(0o777)      # Harbor's mount, as writable to the agent as it may be
+    (open_root / "c" / "logs").chmod(0o755)
+    tests = task_dir / "tests"
+    assert tests.stat().st_mode & 0o005 == 0o005    # uploaded readable to all, as Harbor's
+    sealed = container.home / "state" / "trial" / "grading"
+    targets = {
+        "harbor_reward": ("write", str(container.reward), '{"reward": 1.0}'),
+        "harbor_reward_txt": ("write", str(verifier / "reward.txt"), "1"),
+        "verifier_tests": ("read", str(tests / "grade.py"), ""),
+        "room_reward": ("write", str(sealed / "reward.json"), '{"total": 1.0}'),
+        "room_grader": ("write", str(sealed / "tests" / "grade.py"), FORGED_GRADER),
+        "trial_state": ("read", str(container.home / "state" / "trial.json"), ""),
+    }
+    try:
+        start(container)
+        planted = container.app / "app.py"
+        planted.write_text(FORGER.format(targets=targets) + planted.read_text())
+        os.chown(planted, user.pw_uid, user.pw_gid)
+        graded = container.run("bash", str(task_dir / "tests" / "test.sh"))
+        assert graded.returncode == 0, graded.stdout + graded.stderr
+        attempts = json.loads((container.app / "attempts.json").read_text())
+        assert attempts.pop("uid") == user.pw_uid     # the service ran as the agent
+        assert set(attempts) == set(targets), attempts  # it tried everything at least once
+        assert all(outcome == "PermissionError" for outcome in attempts.values()), attempts
+        # the honest reward (a noop's), and nothing else for Harbor to read
+        assert json.loads(container.reward.read_text()) == {
+            "reward": 0.0, "gate:stripe_untouched": 1.0, "customer_created": 0.0,
+            "customer_file": 0.0, "app_reports_customer": 0.0}
+        assert sorted(p.name for p in verifier.iterdir()) == ["reward.json"]
+        assert container.reward.stat().st_uid == 0
+        # the verifier's tests are root's now; its folder is given back as it was
+        assert tests.stat().st_uid == 0 and stat.S_IMODE(tests.stat().st_mode) == 0o700
+        assert stat.S_IMODE(verifier.stat().st_mode) == 0o777
+        assert processes_of(user.pw_uid) == []   # none alive (a zombie waits for init)
+    finally:
+        container.stop()
+
+
+def test_a_reward_planted_before_an_ungradeable_verification_is_removed(
+        agent_user: str, open_root: Path) -> None:
+    """No reward from us (the trial could not be graded): Harbor must find none at all,
+    not one the agent left in its folder (reward.txt is read when reward.json is
+    missing)."""
+    export_tasks([load_task(FIXTURES / "fixture-shop")], open_root / "export")
+    container = Container(open_root / "export" / "fixture-shop", open_root / "c")
+    container.env["STRIPEBENCH_AGENT_USER"] = agent_user
+    verifier = container.reward.parent
+    try:
+        start(container)
+        container.stop()  # the emulator dies under the trial: it cannot be graded
+        pid = json.loads((container.home / "state" / "trial.json").read_text())["emulator_pid"]
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        verifier.mkdir(parents=True)
+        (verifier / "reward.txt").write_text("1")
+        (verifier / "reward.json").symlink_to("/etc/hostname")
+        graded = container.run("bash", str(container.task_dir / "tests" / "test.sh"))
+        assert graded.returncode == 1 and "not graded" in graded.stderr
+        assert list(verifier.iterdir()) == []
+        assert Path("/etc/hostname").is_file()   # the link went, not what it named
+    finally:
+        container.stop()
 
 
 def test_export_command(tmp_path: Path) -> None:

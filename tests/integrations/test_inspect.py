@@ -1,10 +1,12 @@
 """stripebench inside Inspect AI: the `stripebench` Inspect task on the fixture shop.
 
-Inspect's own mockllm model answers without calling a tool: the sample is set up, the
-model is offered our MCP tools, and our grader scores the untouched workdir 0. A scripted
-model of our own (registered with Inspect's `@modelapi`) calls our `bash` tool over MCP
-to run the reference solution: the grader gives it 1.0, once per epoch (attempt). Every
-log is read back with Inspect's log reader.
+Inspect's own mockllm model answers without calling a tool: the sample is set up (in its
+sandbox, our bubblewrap trial room), the model is offered our MCP tools, and our grader
+scores the untouched workdir 0. A scripted model of our own (tests/inspect_models.py,
+registered with Inspect's `@modelapi`) calls our `bash` tool over MCP, attached to the
+trial's room, to run the reference solution: the grader gives it 1.0, once per epoch
+(attempt). Every log is read back with Inspect's log reader. The sandbox provider itself
+is tested in test_inspect_sandbox.py.
 """
 
 from __future__ import annotations
@@ -21,53 +23,17 @@ pytest.importorskip("inspect_ai")
 
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.log import EvalLog, read_eval_log  # noqa: E402
-from inspect_ai.model import (  # noqa: E402
-    ChatMessage,
-    GenerateConfig,
-    ModelAPI,
-    ModelOutput,
-    ModelUsage,
-    get_model,
-    modelapi,
-)
-from inspect_ai.tool import ToolChoice, ToolInfo  # noqa: E402
+from inspect_ai.model import get_model  # noqa: E402
 
+from inspect_models import ScriptedModel  # noqa: E402
 from stripebench.harness.prompt import system_prompt  # noqa: E402
 from stripebench.harness.task import TaskError  # noqa: E402
 from stripebench.integrations.inspect_eval import stripebench  # noqa: E402
 
 FIXTURES = TESTS / "fixtures" / "tasks"
-SHOP_SOLUTION = FIXTURES / "fixture-shop" / "solution" / "solve.sh"
-
-
-class ScriptedModel(ModelAPI):
-    """Replays tool calls (`script`: [[tool, arguments], ...]) one per reply, then
-    answers in text; records the tool names it was offered."""
-
-    offered: list[list[str]] = []
-
-    def __init__(self, model_name: str, base_url: str | None = None,
-                 api_key: str | None = None, config: GenerateConfig = GenerateConfig(),
-                 **model_args: Any) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
-        self.script: list[list[Any]] = list(model_args.get("script", []))
-
-    async def generate(self, input: list[ChatMessage], tools: list[ToolInfo],
-                       tool_choice: ToolChoice, config: GenerateConfig) -> ModelOutput:
-        ScriptedModel.offered.append([t.name for t in tools])
-        replies = sum(1 for m in input if m.role == "assistant")
-        if replies < len(self.script):
-            name, arguments = self.script[replies]
-            output = ModelOutput.for_tool_call("scripted", name, arguments)
-        else:
-            output = ModelOutput.from_content("scripted", "Done.")
-        output.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
-        return output
-
-
-@modelapi(name="stripebench-scripted")
-def scripted_provider() -> type[ModelAPI]:
-    return ScriptedModel
+# the reference solution's text: its file is on the host, out of the trial room's sight
+SHOP_SOLUTION = (FIXTURES / "fixture-shop" / "solution" / "solve.sh").read_text()
+HIDDEN = FIXTURES / "fixture-shop" / "tests" / "grade.py"
 
 
 def run(tmp_path: Path, model: Any, epochs: int = 1) -> EvalLog:
@@ -108,13 +74,18 @@ def test_mockllm_sample_is_set_up_offered_our_tools_and_scored(tmp_path: Path) -
     result = json.loads((trial_dir / "result.json").read_text())
     assert result["status"] == "completed" and result["reward"] == 0.0
     assert (trial_dir / "grader.log").is_file()
+    # the default room is bubblewrap: the record and the score say the trial was sealed
+    assert result["sealed"] is True and result["schema"] == 1 and result["agent"] == "inspect"
+    assert score.metadata["sealed"] is True and score.metadata["sandbox"] == "bwrap"
+    assert sample.metadata["sealed"] is True
 
 
 def test_scripted_model_runs_the_oracle_through_our_bash_tool(tmp_path: Path) -> None:
     ScriptedModel.offered.clear()
     model = get_model("stripebench-scripted/oracle", script=[
-        ["bash", {"command": f"bash {SHOP_SOLUTION}"}],
+        ["bash", {"command": SHOP_SOLUTION}],
         ["bash", {"command": "cat customer.txt"}],
+        ["bash", {"command": f"cat {HIDDEN}"}],
         ["submit", {"summary": "customer created"}],
         ["bash", {"command": "rm customer.txt"}]])  # never runs: submit ends the agent
     log = run(tmp_path, model, epochs=2)
@@ -132,7 +103,11 @@ def test_scripted_model_runs_the_oracle_through_our_bash_tool(tmp_path: Path) ->
         customer = results[1].strip().splitlines()[-1]
         assert results[1].startswith("exit code 0") and customer.startswith("cus_")
         customers.add(customer)
-        assert sum(1 for m in sample.messages if m.role == "assistant") == 3
+        # our MCP server attached to the trial's room: the task's grader is not there
+        refused = [m for m in sample.messages if m.role == "tool"][2]
+        assert refused.error is not None and "g.gate(" not in refused.text  # type: ignore[union-attr]
+        assert "No such file or directory" in refused.error.message  # type: ignore[union-attr]
+        assert sum(1 for m in sample.messages if m.role == "assistant") == 4
         transcript = Path(score.metadata["trial_dir"]) / "transcript.jsonl"
         assert '"tool_call"' in transcript.read_text()  # our server logged the calls
     # Each epoch is an attempt of its own: its own account, its own customer.
@@ -157,7 +132,7 @@ def test_running_out_of_turns_is_scored_as_turn_limit(tmp_path: Path) -> None:
     """As in `stripebench run`: the message limit ends the agent, the work is graded and
     the score counts (status turn_limit)."""
     model = get_model("stripebench-scripted/busy", script=[
-        ["bash", {"command": f"bash {SHOP_SOLUTION}"}]] + [["bash", {"command": "true"}]] * 5)
+        ["bash", {"command": SHOP_SOLUTION}]] + [["bash", {"command": "true"}]] * 5)
     task = stripebench(tasks="fixture-shop", tasks_dir=str(FIXTURES),
                        trials_dir=str(tmp_path / "trials"), max_messages=4)
     log = read_eval_log(inspect_eval(task, model=model, log_dir=str(tmp_path / "logs"),

@@ -41,7 +41,7 @@ from ..sandbox.local import LocalSandbox
 from .emulator import Emulator
 from .evidence import note_sandbox_end
 from .launch_server import LaunchServer
-from .sandbox import Sandbox, make_sandbox
+from .sandbox import RunAs, Sandbox, make_sandbox
 from .services import route_webhooks, start_services
 from .task import Task
 
@@ -133,7 +133,7 @@ class GradingRoom:
     Use as a context manager; `stop()` kills everything in it."""
 
     def __init__(self, kind: str, workdir: Path, sealed: Path, env: dict[str, str], *,
-                 limits: Limits = DEFAULT_LIMITS) -> None:
+                 limits: Limits = DEFAULT_LIMITS, run_as: RunAs | None = None) -> None:
         self.kind = kind
         self.workdir = workdir
         self.sealed = sealed
@@ -141,6 +141,8 @@ class GradingRoom:
         # into the sealed folder at launch/
         self._socket_dir = Path(tempfile.mkdtemp(prefix="sb-launch-"))
         options: dict[str, Any] = {"limits": limits, "clear_on_stop": False}
+        if run_as is not None:  # a local room whose agent code runs as that user
+            options["run_as"] = run_as
         if kind == "bwrap":
             options.update(share_package=True, binds=[
                 (sealed, GRADER_INSIDE), (self._socket_dir, f"{GRADER_INSIDE}/launch")])
@@ -201,17 +203,20 @@ class GradingRoom:
 def grade_submission(task: Task, trial_dir: Path, workdir: Path, *, env: dict[str, str],
                      ports: dict[str, int], sandbox_kind: str, record: dict[str, Any],
                      limits: Limits = DEFAULT_LIMITS,
-                     webhooks: tuple[Emulator, str] | None = None) -> GradingRoom:
+                     webhooks: tuple[Emulator, str] | None = None,
+                     run_as: RunAs | None = None) -> GradingRoom:
     """Grade `workdir` with the task's grader in the sealed room. Fills `record`'s
     reward and subscores (or status `grader_error` with why), notes and tamper entries;
     returns the stopped room. What its sandbox hit or left (limits, tamper evidence) is
-    in `record` even when grading failed with an exception."""
+    in `record` even when grading failed with an exception. `run_as` (a local room
+    only): the agent's code -- services, launched commands -- runs as that user (a
+    container's agent user); the grader stays root."""
     fresh_harness_dir(workdir)
     writable, refused = real_folders(workdir, task.grader_writable)
     if refused:  # a symlink or file in place of a folder the grader may write
         record.setdefault("tamper", {})["writable_folders_refused"] = refused
     sealed = prepare_sealed(task, trial_dir)
-    room = GradingRoom(sandbox_kind, workdir, sealed, env, limits=limits)
+    room = GradingRoom(sandbox_kind, workdir, sealed, env, limits=limits, run_as=run_as)
     try:
         try:
             room.start_services(task, ports)

@@ -35,7 +35,7 @@ from ..sandbox.base import (
     wait_until_ready,
     wheelhouse,
 )
-from ..sandbox.local import LocalSandbox
+from ..sandbox.local import LocalSandbox, RunAs, UserSandbox
 
 
 def bwrap_available() -> bool:
@@ -50,12 +50,18 @@ def make_sandbox(kind: Literal["bwrap", "local"], workdir: Path | str,
     http:// STRIPE_API_BASE in `env`) a bubblewrap sandbox routes Stripe's host names to
     it, using the STRIPE_SECRET_KEY / STRIPE_PUBLISHABLE_KEY in `env`. Other bwrap
     options: `routing` (a `stripebench.routing.bwrap.Routing`), `shared` / `extra_ro`
-    (read-only paths). Either kind: `limits` (`stripebench.sandbox.limits.Limits`),
+    (read-only paths). A local one: `run_as` (a `RunAs`: its commands run as that user,
+    a `UserSandbox`). Either kind: `limits` (`stripebench.sandbox.limits.Limits`),
     `clear_on_stop` (set-id bits and file capabilities cleared by stop(); default on)."""
     if kind == "local":
-        return LocalSandbox(workdir, env, **{k: v for k, v in options.items()
-                                             if k in ("limits", "clear_on_stop")})
+        local = {k: v for k, v in options.items() if k in ("limits", "clear_on_stop")}
+        if options.get("run_as") is not None:
+            return UserSandbox(workdir, env, run_as=options["run_as"], **local)
+        return LocalSandbox(workdir, env, **local)
     if kind == "bwrap":
+        if options.pop("run_as", None) is not None:
+            raise SandboxError("run_as is for local sandboxes (a bubblewrap room has "
+                               "walls of its own)")
         # An emulator named by STRIPE_API_BASE is unreachable from inside the sandbox's
         # loopback-only network, so route to it rather than hand over a dead address.
         emulator_url = emulator_url or _emulator_in(env or {})
@@ -63,6 +69,16 @@ def make_sandbox(kind: Literal["bwrap", "local"], workdir: Path | str,
             options["routing"] = Routing(emulator_url)
         return BubblewrapSandbox(workdir, env, **options)
     raise SandboxError(f"unknown sandbox kind {kind!r} (expected 'bwrap' or 'local')")
+
+
+def choose_kind(kind: str) -> Literal["bwrap", "local"]:
+    """`auto` (what `stripebench run --sandbox` defaults to): bwrap wherever it can
+    create its namespaces, else local; `bwrap` and `local` as they are."""
+    if kind == "auto":
+        return "bwrap" if bwrap_available() else "local"
+    if kind not in ("bwrap", "local"):
+        raise SandboxError(f"unknown sandbox kind {kind!r} (expected auto, bwrap or local)")
+    return "bwrap" if kind == "bwrap" else "local"
 
 
 def _emulator_in(env: dict[str, str]) -> str | None:
@@ -80,6 +96,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["LOGS", "READ_LIMIT", "ExecResult", "Sandbox", "SandboxError", "LocalSandbox",
+           "UserSandbox", "RunAs", "choose_kind",
            "WorkdirFiles", "make_sandbox", "bwrap_available", "run_captured", "kill_group",
            "wheelhouse", "npm_cache", "go_module_cache", "maven_repository",
            "open_service_log", "service_log_tail", "port_open", "url_ok",

@@ -18,7 +18,10 @@ reward.json shape, fields Harbor does not know). The export writes, per task:
 In the container the entrypoint runs `harbor_runtime start` (emulator, account,
 fixtures, setup, services) before Harbor's agent; the verifier shares the agent's
 container because the grader needs what the agent left there (the emulator's state and
-the services), so the task tells `harbor lint` to skip its shared-verifier rule.
+the services), so the task tells `harbor lint` to skip its shared-verifier rule. The
+verifier runs as root and keeps the agent's code away from its own files: the services
+it restarts, and whatever the grader launches, run as the agent's user (see
+harbor_runtime.grade).
 """
 
 from __future__ import annotations
@@ -276,7 +279,10 @@ def task_toml(task: Task) -> str:
              "# services it restarts live there.",
              'ignore = ["shared-verifier"]', "",
              "[agent]", f"timeout_sec = {task.agent_timeout:g}", f'user = "{AGENT_USER}"', "",
-             "[verifier]", f"timeout_sec = {verifier_timeout:g}", "",
+             "[verifier]", f"timeout_sec = {verifier_timeout:g}",
+             "# root: it ends the agent's processes, locks its own files away and runs",
+             f"# the agent's services as `{AGENT_USER}` (harbor_runtime grade)",
+             'user = "root"', "",
              "[environment]", "build_timeout_sec = 1800", f'workdir = "{APP}"',
              "# offline like every stripebench trial: Stripe is the local emulator",
              'network_mode = "no-network"', "",

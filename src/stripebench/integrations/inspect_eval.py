@@ -3,26 +3,32 @@
     inspect eval stripebench/stripebench --model openai/gpt-5 -T tasks=webhook-fulfillment
     inspect eval stripebench/stripebench --model mockllm/model -T category=backend --epochs 3
 
-Each sample is one of our tasks. Per sample (and epoch: the epoch is the attempt) the
-trial is set up by the harness's own steps (`standing.open_trial`) in the directory of
-Inspect's `local` sandbox: an emulator of its own, the trial's account with its fixtures,
-the hidden setup, the services. The model gets our tools (bash, files, browser, docs
-search, submit) through Inspect's MCP support from `stripebench mcp --config`, the same
-server external agents use. The scorer runs our hidden grader (`standing.grade_trial`):
-the reward's total is the score, its sub-scores and the trial's status are metadata.
+Each sample is one of our tasks, and its sandbox is ours: Inspect's sandbox environment
+`stripebench` (`inspect_sandbox.TrialSandbox`) sets the sample's trial up per sample and
+epoch (the epoch is the attempt) with the harness's own steps (`standing.open_trial`: an
+emulator of its own, the trial's account with its fixtures, the hidden setup, the
+services) in a bubblewrap room, and every command Inspect runs through `sandbox()` runs
+in that room. The model gets our tools (bash, files, browser, docs search, submit)
+through Inspect's MCP support from `stripebench mcp --config`, the same server external
+agents use, attached to the same room; or (`tools=inspect`) Inspect's own `bash()` and
+`python()` tools, which run through the sandbox provider, and a `submit` tool. The
+scorer runs our hidden grader in the sealed grading room (`standing.grade_trial`): the
+reward's total is the score, its sub-scores, the trial's status and whether it was sealed
+are metadata.
 
 Task arguments (`-T name=value`): tasks (ids, comma-separated), category, tasks_dir
 (default: $STRIPEBENCH_TASKS or ./tasks), trials_dir (where trial records are kept;
-default: a temporary folder), max_messages (overrides the task's turn limit).
+default: a temporary folder), max_messages (overrides the task's turn limit), sandbox
+(`bwrap`, the default, refused where bubblewrap cannot make its namespaces; `local`:
+unsealed, the commands run directly on this machine and the metadata says so), tools
+(`stripebench` or `inspect`).
 """
 
 from __future__ import annotations
 
-import atexit
 import os
 import sys
 import tempfile
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -33,14 +39,15 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.tool import mcp_server_stdio
-from inspect_ai.util import apply_limits, message_limit, sandbox, time_limit
+from inspect_ai.tool import Tool, bash, mcp_server_stdio, python, tool
+from inspect_ai.util import SandboxEnvironmentSpec, apply_limits, message_limit, sandbox, time_limit
 
-from ..harness.emulator import Emulator
 from ..harness.prompt import system_prompt
-from ..harness.task import Task, discover, load_task, select
+from ..harness.sandbox import bwrap_available
+from ..harness.task import discover, select
 from ..rundir import SCORED
-from .standing import StandingTrial, TrialSetupError, close_trial, grade_trial, open_trial
+from .inspect_sandbox import PROVIDER, TrialSandbox, TrialSandboxConfig, bwrap_missing_message
+from .standing import StandingTrial, TrialSetupError, grade_trial
 
 # Inspect counts tokens with tiktoken, which downloads its ranks; `scripts/setup.sh` puts
 # them in .cache/tiktoken (see scripts/tiktoken_offline.py) so this works offline.
@@ -48,17 +55,22 @@ _TIKTOKEN = Path(__file__).resolve().parents[3] / ".cache" / "tiktoken"
 if _TIKTOKEN.is_dir():
     os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(_TIKTOKEN))
 
-# Open trials by sample run (TaskState.uuid): emulator handles and sandboxes cannot
-# live in Inspect's JSON store.
-_TRIALS: dict[str, StandingTrial] = {}
-_LOCK = threading.Lock()
+TOOLSETS = ("stripebench", "inspect")
 
 
 @task
 def stripebench(tasks: str | list[str] | None = None, category: str | None = None,
                 tasks_dir: str | None = None, trials_dir: str | None = None,
-                max_messages: int | None = None) -> InspectTask:
-    """Our tasks as samples: trial set-up, our MCP tools, our grader."""
+                max_messages: int | None = None, sandbox: str = "bwrap",
+                tools: str = "stripebench") -> InspectTask:
+    """Our tasks as samples: the trial's room as their sandbox, our tools (or Inspect's),
+    our grader."""
+    if sandbox not in ("bwrap", "local"):
+        raise ValueError(f"sandbox must be bwrap or local, not {sandbox!r}")
+    if sandbox == "bwrap" and not bwrap_available():
+        raise ValueError(bwrap_missing_message())
+    if tools not in TOOLSETS:
+        raise ValueError(f"tools must be one of {', '.join(TOOLSETS)}, not {tools!r}")
     root = Path(tasks_dir or os.environ.get("STRIPEBENCH_TASKS", "tasks"))
     ids = [t for value in ([tasks] if isinstance(tasks, str) else tasks or [])
            for t in str(value).split(",") if t]
@@ -68,31 +80,32 @@ def stripebench(tasks: str | list[str] | None = None, category: str | None = Non
                          + (f" in category {category}" if category else ""))
     keep = Path(trials_dir) if trials_dir else Path(tempfile.mkdtemp(
         prefix="stripebench-inspect-"))
-    samples = [Sample(id=t.id, input=t.instruction, sandbox="local",
+    room = SandboxEnvironmentSpec(PROVIDER, TrialSandboxConfig(
+        sandbox="bwrap" if sandbox == "bwrap" else "local", trials_dir=str(keep.absolute())))
+    samples = [Sample(id=t.id, input=t.instruction, sandbox=room,
                       metadata={"task_dir": str(t.path), "category": t.category,
-                                "title": t.title})
+                                "title": t.title, "sandbox": sandbox,
+                                "sealed": sandbox == "bwrap"})
                for t in chosen]
-    return InspectTask(dataset=samples, setup=trial_setup(str(keep.absolute())),
-                       solver=mcp_agent(max_messages), scorer=stripebench_grader(),
-                       cleanup=_cleanup, name="stripebench",
-                       metadata={"tasks_dir": str(root.resolve())})
+    return InspectTask(dataset=samples, setup=trial_setup(), solver=mcp_agent(
+        max_messages, tools), scorer=stripebench_grader(), name="stripebench",
+        metadata={"tasks_dir": str(root.resolve()), "sandbox": sandbox, "tools": tools})
+
+
+def current_trial() -> StandingTrial:
+    """The running sample's trial: its sandbox environment holds it."""
+    return sandbox().as_type(TrialSandbox).trial
 
 
 @solver
-def trial_setup(trials_dir: str) -> Solver:
-    """Set the sample's trial up in the local sandbox's directory and give the model
-    our built-in agents' system prompt and the trial's prompt (the instruction plus its
-    working directory, keys, services)."""
+def trial_setup() -> Solver:
+    """Give the model our built-in agents' system prompt and the trial's prompt (the
+    instruction plus its working directory, keys, services); the trial itself was set
+    up with the sample's sandbox."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        task_def = load_task(Path(state.metadata["task_dir"]))
-        workdir = Path((await sandbox().exec(["pwd"])).stdout.strip())
-        trial_dir = Path(trials_dir) / task_def.id / f"{state.epoch}-{state.uuid}"
-        trial = await anyio.to_thread.run_sync(_open, task_def, state.epoch, trial_dir,
-                                               workdir)
-        with _LOCK:
-            _TRIALS[state.uuid] = trial
-        state.metadata["trial_dir"] = str(trial_dir)
+        trial = current_trial()
+        state.metadata["trial_dir"] = str(trial.trial_dir)
         state.messages = [ChatMessageSystem(content=system_prompt()),
                           ChatMessageUser(content=trial.prompt)]
         return state
@@ -100,41 +113,42 @@ def trial_setup(trials_dir: str) -> Solver:
     return solve
 
 
-def _open(task_def: Task, attempt: int, trial_dir: Path, workdir: Path) -> StandingTrial:
-    emulator = Emulator.start(data=trial_dir / "emulator")
-    _EMULATORS.add(emulator)
-    try:
-        return open_trial(task_def, emulator, trial_dir, workdir, attempt=attempt,
-                          run_id="inspect")
-    except BaseException:
-        _stop_emulator(emulator)
-        raise
+@tool
+def submit() -> Tool:
+    async def execute(summary: str) -> str:
+        """Submit your work when you are done; your work is checked after this.
+
+        Args:
+          summary: What you did, in a few sentences.
+        """
+        return "Submitted. Your work will be checked now."
+
+    return execute
 
 
 @solver
-def mcp_agent(max_messages: int | None = None) -> Solver:
-    """The model with our tools over MCP (`stripebench mcp --config` for this trial),
-    within the task's time limit and turn limit (a turn: one reply and its tool results).
-    As in `stripebench run`, running out of turns is scored (`turn_limit`), running out
-    of time is graded for information only (`agent_timeout`)."""
+def mcp_agent(max_messages: int | None = None, tools: str = "stripebench") -> Solver:
+    """The model with our tools over MCP (`stripebench mcp --config` for this trial,
+    attached to its room) or, with `tools="inspect"`, Inspect's `bash()` and `python()`
+    (run by the sample's sandbox, the same room) and `submit`, within the task's time
+    limit and turn limit (a turn: one reply and its tool results). As in `stripebench
+    run`, running out of turns is scored (`turn_limit`), running out of time is graded
+    for information only (`agent_timeout`)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        trial = _TRIALS[state.uuid]
-        server = mcp_server_stdio(name="stripebench", command=sys.executable,
-                                  args=["-m", "stripebench.cli", "mcp", "--config",
-                                        str(trial.mcp_config)])
+        trial = current_trial()
         limit = max_messages or 2 * trial.task.max_turns + 1
         limits = [time_limit(trial.agent_timeout), message_limit(len(state.messages) + limit)]
-        async with server:
-            state.tools = list(await server.tools())
-            with apply_limits(limits, catch_errors=True) as scope:
-                # one reply and its tool calls at a time: the agent ends when it answers
-                # without a tool call or calls `submit`, as our built-in loop does
-                while True:
-                    state = await generate(state, tool_calls="single")
-                    calls = state.output.message.tool_calls or []
-                    if not calls or any(c.function == "submit" for c in calls):
-                        break
+        if tools == "inspect":
+            state.tools = [bash(), python(), submit()]
+            state, scope = await _loop(state, generate, limits)
+        else:
+            server = mcp_server_stdio(name="stripebench", command=sys.executable,
+                                      args=["-m", "stripebench.cli", "mcp", "--config",
+                                            str(trial.mcp_config)])
+            async with server:
+                state.tools = list(await server.tools())
+                state, scope = await _loop(state, generate, limits)
         if scope.limit_error is not None:
             trial.record["status"] = "agent_timeout" if scope.limit_error.source is \
                 limits[0] else "turn_limit"
@@ -143,19 +157,36 @@ def mcp_agent(max_messages: int | None = None) -> Solver:
     return solve
 
 
+async def _loop(state: TaskState, generate: Generate, limits: list[Any]
+                ) -> tuple[TaskState, Any]:
+    """One reply and its tool calls at a time: the agent ends when it answers without a
+    tool call or calls `submit`, as our built-in loop does. Returns the state and the
+    limits' scope (which limit, if any, ended it)."""
+    with apply_limits(limits, catch_errors=True) as scope:
+        while True:
+            state = await generate(state, tool_calls="single")
+            calls = state.output.message.tool_calls or []
+            if not calls or any(c.function == "submit" for c in calls):
+                break
+    return state, scope
+
+
 @scorer(metrics=[mean(), stderr()])
 def stripebench_grader() -> Any:
-    """Our hidden grader: the reward's total is the score."""
+    """Our hidden grader, in the sealed grading room: the reward's total is the score."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        trial = _TRIALS.get(state.uuid)
-        if trial is None:
-            return Score(value=0.0, explanation="the trial was never set up",
-                         metadata={"status": "setup_error"})
+        try:
+            trial = current_trial()
+        except (ProcessLookupError, TypeError):
+            return Score(value=0.0, explanation="the trial was never set up (the sample "
+                         f"has no {PROVIDER} sandbox)", metadata={"status": "setup_error"})
         record = await anyio.to_thread.run_sync(grade_trial, trial)
         reward = record.get("reward")
         explanation = f"status {record['status']}" + (
-            f": {record['error']}" if record.get("error") else "")
+            f": {record['error']}" if record.get("error") else "") + (
+            "" if record["sealed"] else " (unsealed: the agent's commands ran directly on "
+            "this machine)")
         # an unscored trial (timeout, grader error) counts 0, as in our reports
         value = float(reward) if reward is not None and record["status"] in SCORED else 0.0
         return Score(value=value,
@@ -165,40 +196,11 @@ def stripebench_grader() -> Any:
                                "subscores": record.get("subscores", {}),
                                "subproblems": {s.name: list(s.subscores)
                                                for s in trial.task.subproblems},
+                               "sealed": record["sealed"], "sandbox": trial.sandbox_kind,
                                "trial_dir": str(trial.trial_dir)})
 
     return score
 
 
-async def _cleanup(state: TaskState) -> None:
-    with _LOCK:
-        trial = _TRIALS.pop(state.uuid, None)
-    if trial is not None:
-        await anyio.to_thread.run_sync(_close, trial)
-
-
-def _close(trial: StandingTrial) -> None:
-    try:
-        close_trial(trial)
-    finally:
-        _stop_emulator(trial.emulator)
-
-
-# Each sample's emulator is a child process: stopped by cleanup, and at exit whatever
-# an interrupted eval left running.
-_EMULATORS: set[Emulator] = set()
-
-
-def _stop_emulator(emulator: Emulator) -> None:
-    _EMULATORS.discard(emulator)
-    emulator.stop()
-
-
-@atexit.register
-def _stop_all() -> None:
-    for emulator in list(_EMULATORS):
-        _stop_emulator(emulator)
-
-
-__all__ = ["stripebench", "trial_setup", "mcp_agent", "stripebench_grader",
-           "TrialSetupError"]
+__all__ = ["stripebench", "trial_setup", "mcp_agent", "stripebench_grader", "submit",
+           "current_trial", "TrialSetupError"]

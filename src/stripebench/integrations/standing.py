@@ -4,8 +4,16 @@
 bring their own, so the trial is split at the agent: `open_trial` does run_trial's
 set-up (workdir, emulator account, fixtures, the hidden setup, services, webhook routes,
 prompt and mcp.json) and `grade_trial` its grading (stop what the agent left running,
-snapshot the account, restart the services, run the hidden grader), both with the
-harness's own functions.
+snapshot the account, then `grading_room.grade_submission`: the services restart and the
+hidden grader runs in the sealed room), both with the harness's own functions.
+
+The trial's room is a sandbox kind as `stripebench run --sandbox` takes it: `auto`
+(bubblewrap wherever it can create namespaces), `bwrap` or `local`. The agent's commands
+(Inspect's sandbox provider, our MCP server, which attaches to it) and the services run
+in it, and the grading room is of the same kind. A local room may run the agent's code as
+another user (`run_as`: a container's agent user, Harbor's), the grader staying root.
+The record says whether the trial was `sealed`: the agent's code could not reach what
+the grader reads (a bubblewrap room, or a user of its own); a plain local room is not.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from ..harness import fixtures as fixture_mod
 from ..harness.emulator import Account, Emulator
 from ..harness.grading_room import grade_submission
 from ..harness.prompt import task_prompt
-from ..harness.sandbox import Sandbox, make_sandbox
+from ..harness.sandbox import RunAs, Sandbox, choose_kind, make_sandbox
 from ..harness.task import Task
 from ..harness.trial import (
     agent_env,
@@ -39,7 +47,7 @@ from ..harness.trial import (
     submission_changes,
     write_json_atomic,
 )
-from ..rundir import SCORED
+from ..rundir import SCORED, new_record, write_result
 from ..sandbox import safe_files
 
 
@@ -62,6 +70,12 @@ class StandingTrial:
     agent_timeout: float
     sandbox: Sandbox | None = None
     record: dict[str, Any] = field(default_factory=dict)
+    sandbox_kind: str = "local"          # bwrap | local: the agent's room and the grader's
+    run_as: RunAs | None = None          # a local room's user for the agent's code
+
+    @property
+    def sealed(self) -> bool:
+        return is_sealed(self.sandbox_kind, self.run_as)
 
     def describe(self) -> dict[str, Any]:
         """What a later process needs to grade this trial (Harbor's test.sh)."""
@@ -69,15 +83,46 @@ class StandingTrial:
                 "trial_dir": str(self.trial_dir), "workdir": str(self.workdir),
                 "emulator": self.emulator.base, "control_token": self.emulator.control_token,
                 "account": self.account.__dict__, "env": self.env, "ports": self.ports,
-                "agent_timeout": self.agent_timeout}
+                "agent_timeout": self.agent_timeout, "sandbox": self.sandbox_kind,
+                "run_as": self.run_as.name if self.run_as else None,
+                "run_id": self.record.get("run_id", "standing"),
+                "agent": self.record.get("agent", "standing")}
+
+
+def is_sealed(kind: str, run_as: RunAs | None) -> bool:
+    """The agent's code could not reach what the grader reads: it ran in a bubblewrap
+    room, or as a user of its own beside a root grader whose files are root-only."""
+    return kind == "bwrap" or run_as is not None
+
+
+def trial_record(task: Task, attempt: int, *, run_id: str, agent: str, sealed: bool,
+                 account: str) -> dict[str, Any]:
+    """The standing trial's record: rundir's TrialRecord, `completed` until the agent's
+    framework or the grading says otherwise."""
+    record: dict[str, Any] = {**new_record(
+        task=task.id, task_version=task.version, category=task.category, attempt=attempt,
+        run_id=run_id, agent=agent, model=None, sealed=sealed, status="completed",
+        started=time.time(), subproblems={s.name: list(s.subscores)
+                                          for s in task.subproblems})}
+    record["account"] = account
+    if not sealed:
+        record["notes"].append("unsealed: the agent's commands ran in a local sandbox, "
+                               "where they could reach what the grader reads")
+    return record
 
 
 def open_trial(task: Task, emulator: Emulator, trial_dir: Path, workdir: Path, *,
                attempt: int = 1, fixed_ports: bool = False, copy_environment: bool = True,
-               run_id: str = "standing") -> StandingTrial:
-    """Set the trial up as `run_trial` does, up to the agent. `fixed_ports`: the
-    services keep their declared ports (a container of their own) instead of fresh
-    ones. Raises TrialSetupError naming what failed."""
+               run_id: str = "standing", agent: str = "standing", sandbox: str = "auto",
+               run_as: RunAs | None = None) -> StandingTrial:
+    """Set the trial up as `run_trial` does, up to the agent. `sandbox`: auto, bwrap or
+    local (the room of the agent's commands, the services and the grading). `run_as`: a
+    local room's commands run as that user. `fixed_ports`: the services keep their
+    declared ports (a container of their own) instead of fresh ones. Raises
+    TrialSetupError naming what failed."""
+    kind = choose_kind(sandbox)
+    if kind == "bwrap" and run_as is not None:
+        raise ValueError("run_as is for a local room; a bubblewrap room has its own walls")
     trial_dir.mkdir(parents=True, exist_ok=True)
     if copy_environment and task.environment.is_dir():
         shutil.copytree(task.environment, workdir, symlinks=True, dirs_exist_ok=True)
@@ -93,36 +138,45 @@ def open_trial(task: Task, emulator: Emulator, trial_dir: Path, workdir: Path, *
             raise TrialSetupError(f"seeding the fixtures failed: {exc}") from None
         write_json_atomic(trial_dir / "fixtures.json", refs)
         write_json_atomic(trial_dir / "stripe_seed.json", emulator.snapshot(account.id))
-        ports = service_ports(task, "fixed" if fixed_ports else "local")
+        ports = service_ports(task, "fixed" if fixed_ports else kind)
         env = {**agent_env(account, emulator), **service_env(task, ports)}
         if task.setup_command:
             try:
                 run_setup(task, workdir, env, emulator, trial_dir)
             except Exception as exc:  # noqa: BLE001 - the harness's _Stop carries why
                 raise TrialSetupError(str(exc)) from None
-        sandbox = make_sandbox("local", workdir, env, clear_on_stop=False)  # see close_trial
+        options: dict[str, Any] = {"run_as": run_as} if run_as is not None else {}
         try:
-            start_services(sandbox, task, ports)
+            room = make_sandbox(kind, workdir, env, clear_on_stop=False,  # see close_trial
+                                **options)
+        except Exception as exc:  # noqa: BLE001 - SandboxError: bwrap would not start
+            raise TrialSetupError(f"the trial's {kind} room could not be made: {exc}") \
+                from None
+        try:
+            start_services(room, task, ports)
+            route_webhooks(emulator, account.id, room, ports)
         except Exception as exc:  # noqa: BLE001 - SandboxError: which service, its log
-            sandbox.stop()
+            room.stop()
             raise TrialSetupError(f"the task's services did not start: {exc}") from None
-        route_webhooks(emulator, account.id, sandbox, ports)
     except BaseException:
         for made in [account.id, *setup_accounts(trial_dir)]:
             emulator.delete_account(made)
         raise
-    prompt = task_prompt(task, workdir, env, ports)
+    prompt = task_prompt(task, room.workdir, env, ports)
     (trial_dir / "prompt.md").write_text(prompt)
     mcp_config = trial_dir / "mcp.json"
-    write_json_atomic(mcp_config, {"workdir": str(workdir), "sandbox": "local", "env": env,
+    # an MCP server (Inspect's tools, an external agent's) joins this very room
+    attach = getattr(room, "attach_info", lambda: None)()
+    write_json_atomic(mcp_config, {"workdir": str(room.workdir), "sandbox": kind, "env": env,
                                    "transcript": str(trial_dir / "transcript.jsonl"),
-                                   "deadline_unix": time.time() + task.agent_timeout})
-    record: dict[str, Any] = {"task": task.id, "category": task.category,
-                              "attempt": attempt, "run_id": run_id, "status": "completed",
-                              "reward": None, "subscores": {}, "error": None, "notes": [],
-                              "account": account.id, "ports": ports}
-    return StandingTrial(task, attempt, trial_dir, workdir, emulator, account, env, ports,
-                         prompt, mcp_config, task.agent_timeout, sandbox, record)
+                                   "deadline_unix": time.time() + task.agent_timeout,
+                                   "attach": attach})
+    record = trial_record(task, attempt, run_id=run_id, agent=agent,
+                          sealed=is_sealed(kind, run_as), account=account.id)
+    record["ports"] = ports
+    return StandingTrial(task, attempt, trial_dir, room.workdir, emulator, account, env,
+                         ports, prompt, mcp_config, task.agent_timeout, room, record,
+                         sandbox_kind=kind, run_as=run_as)
 
 
 def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, Any]:
@@ -135,6 +189,7 @@ def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, An
     if trial.sandbox is not None:
         trial.sandbox.stop()
         note_sandbox_end(record, "agent", trial.sandbox)
+        trial.sandbox = None  # nothing of the agent's runs in it any more
     kill_processes_in(trial.workdir)  # services the agent restarted itself
     try:
         task = trial.task if tests is None else _with_tests(trial.task, tests, trial.trial_dir)
@@ -145,8 +200,8 @@ def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, An
         if trial.task.environment.is_dir():
             record["submission"] = submission_changes(trial.task.environment, trial.workdir)
         grade_submission(task, trial.trial_dir, trial.workdir, env=trial.env,
-                         ports=trial.ports, sandbox_kind="local", record=record,
-                         webhooks=(emulator, account.id))
+                         ports=trial.ports, sandbox_kind=trial.sandbox_kind, record=record,
+                         webhooks=(emulator, account.id), run_as=trial.run_as)
     except Exception as exc:  # noqa: BLE001 - recorded (harness_error), as run_trial does
         record["reward"] = None
         record["error"] = f"the trial could not be graded: {type(exc).__name__}: {exc}"
@@ -155,7 +210,9 @@ def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, An
     if record["status"] in SCORED and record["reward"] is None:
         record["status"] = "harness_error"
         record["error"] = record.get("error") or "no reward was recorded"
-    write_json_atomic(trial.trial_dir / "result.json", record)
+    record["sealed"] = trial.sealed
+    record["finished"] = time.time()
+    write_result(trial.trial_dir, record)
     return record
 
 
@@ -212,16 +269,20 @@ def reopen_trial(task: Task, description: dict[str, Any]) -> StandingTrial:
     """The trial `describe()` wrote down, from another process (Harbor's test.sh)."""
     emulator = Emulator(description["emulator"], description.get("control_token"))
     trial_dir = Path(description["trial_dir"])
-    return StandingTrial(task, int(description["attempt"]), trial_dir,
+    kind = description.get("sandbox") or "local"
+    run_as = RunAs.named(description["run_as"]) if description.get("run_as") else None
+    attempt = int(description["attempt"])
+    record = trial_record(task, attempt, run_id=description.get("run_id", "standing"),
+                          agent=description.get("agent", "standing"),
+                          sealed=is_sealed(kind, run_as),
+                          account=description["account"]["id"])
+    return StandingTrial(task, attempt, trial_dir,
                          Path(description["workdir"]), emulator,
                          Account(**description["account"]), dict(description["env"]),
                          {k: int(v) for k, v in description["ports"].items()},
                          prompt="", mcp_config=trial_dir / "mcp.json",
                          agent_timeout=float(description["agent_timeout"]),
-                         record={"task": task.id, "category": task.category,
-                                 "attempt": description["attempt"], "status": "completed",
-                                 "reward": None, "subscores": {}, "error": None,
-                                 "notes": [], "account": description["account"]["id"]})
+                         record=record, sandbox_kind=kind, run_as=run_as)
 
 
 def _with_tests(task: Task, tests: Path, trial_dir: Path) -> Task:

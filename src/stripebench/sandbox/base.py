@@ -16,6 +16,7 @@ import select
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -132,15 +133,30 @@ def run_captured(argv: Sequence[str], *, env: dict[str, str], cwd: str | Path,
                  timeout: float, output_limit: int, pass_fds: Sequence[int] = (),
                  on_start: Any = None) -> ExecResult:
     """Run argv in a new process group; capture at most output_limit bytes per stream."""
-    if not math.isfinite(timeout) or timeout <= 0:  # a NaN deadline would never pass
-        raise SandboxError(f"a command's timeout must be a positive number of seconds, "
-                           f"not {timeout!r}")
+    check_timeout(timeout)
     proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, cwd=str(cwd),
                             start_new_session=True, pass_fds=tuple(pass_fds))
     if on_start is not None:
         on_start(proc.pid)
+    return collect(proc, timeout=timeout, output_limit=output_limit)
+
+
+def check_timeout(timeout: float) -> None:
+    if not math.isfinite(timeout) or timeout <= 0:  # a NaN deadline would never pass
+        raise SandboxError(f"a command's timeout must be a positive number of seconds, "
+                           f"not {timeout!r}")
+
+
+def collect(proc: subprocess.Popen[bytes], *, timeout: float, output_limit: int,
+            input: bytes | None = None) -> ExecResult:
+    """Wait for a started process (its own process group, stdout and stderr piped),
+    feeding it `input` (its stdin must then be a pipe); capture at most output_limit
+    bytes per stream; at the timeout its whole group is killed."""
+    check_timeout(timeout)
     assert proc.stdout is not None and proc.stderr is not None
+    if proc.stdin is not None:
+        threading.Thread(target=_feed, args=(proc.stdin, input or b""), daemon=True).start()
     captures = {proc.stdout.fileno(): _Capture(output_limit),
                 proc.stderr.fileno(): _Capture(output_limit)}
     open_fds = set(captures)
@@ -176,6 +192,18 @@ def run_captured(argv: Sequence[str], *, env: dict[str, str], cwd: str | Path,
     return ExecResult(exit_code=124 if timed_out else code, stdout=out.text(),
                       stderr=err.text(), timed_out=timed_out,
                       truncated=out.truncated or err.truncated)
+
+
+def _feed(stdin: Any, data: bytes) -> None:
+    try:
+        stdin.write(data)
+    except OSError:  # the command ended without reading all of it
+        pass
+    finally:
+        try:
+            stdin.close()
+        except OSError:
+            pass
 
 
 def wait_until_ready(probe: Any, *, name: str, timeout: float, proc: subprocess.Popen[bytes],

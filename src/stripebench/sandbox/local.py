@@ -1,12 +1,20 @@
 """The local sandbox: commands in a plain directory on this machine (fast, no isolation:
-for tests and machines without namespaces). Scores from it are not comparable."""
+for tests and machines without namespaces). Scores from it are not comparable.
+
+`UserSandbox` is a local sandbox whose commands run as another user (a container's
+agent user, whose room is the container): not root, no capabilities, no new privileges.
+What that user cannot read or write, the commands cannot either; the harness and the
+grader stay root beside them.
+"""
 
 from __future__ import annotations
 
 import os
+import pwd
 import re
 import subprocess
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +23,11 @@ from .base import (
     ExecResult,
     WorkdirFiles,
     as_unprivileged,
+    check_timeout,
+    collect,
     end_processes,
     open_service_log,
     port_open,
-    run_captured,
     shell_argv,
     url_ok,
     wait_until_ready,
@@ -32,6 +41,8 @@ _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE
 class LocalSandbox(WorkdirFiles):
     """Commands run directly in `workdir` on this machine. No isolation at all, but the
     same process and memory limits as a bubblewrap sandbox where a cgroup can be made."""
+
+    run_as: RunAs | None = None   # a UserSandbox's user; None: the harness's own
 
     def __init__(self, workdir: Path | str, env: dict[str, str] | None = None, *,
                  limits: Limits = DEFAULT_LIMITS, clear_on_stop: bool = True) -> None:
@@ -66,32 +77,48 @@ class LocalSandbox(WorkdirFiles):
         env.update(extra or {})
         return env
 
+    def _wrap(self, argv: Sequence[str]) -> list[str]:
+        """argv as the sandbox runs its commands (in its cgroup)."""
+        return [*self.join_argv(), *argv]
+
+    def _command_env(self, extra: dict[str, str] | None) -> dict[str, str]:
+        return self.full_env(extra)
+
     def exec(self, command: str | list[str], *, timeout: float = 120,
              output_limit: int = 100_000, env: dict[str, str] | None = None,
              cwd: str | None = None) -> ExecResult:
         where = self.resolve(cwd) if cwd else self.workdir
-        return run_captured([*self.join_argv(), *shell_argv(command)], env=self.full_env(env),
-                            cwd=where,
-                            timeout=timeout, output_limit=output_limit,
-                            on_start=self._groups.add)
+        check_timeout(timeout)
+        proc = self.popen(shell_argv(command), env=env, cwd=str(where),
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE)
+        return collect(proc, timeout=timeout, output_limit=output_limit)
+
+    def popen(self, argv: Sequence[str], *, cwd: str | None = None,
+              env: dict[str, str] | None = None, **kwargs: Any) -> subprocess.Popen[bytes]:
+        """Start a command of the sandbox without waiting (the caller owns its pipes), in
+        a process group of its own that stop() kills. `cwd`: relative to the workdir."""
+        where = self.workdir / cwd if cwd else self.workdir
+        proc = subprocess.Popen(self._wrap(argv), env=self._command_env(env), cwd=where,
+                                start_new_session=True, **kwargs)
+        self._groups.add(proc.pid)
+        return proc
 
     def start_service(self, name: str, command: str, *, ready_url: str | None = None,
                       ready_port: int | None = None, timeout: float = 60,
                       hide: Sequence[str] = (), unprivileged: bool = False) -> None:
         # `hide` cannot be honoured without namespaces: a local sandbox isolates nothing.
-        # `unprivileged`: not root, in a user namespace of its own (as_unprivileged).
+        # `unprivileged`: not root, in a user namespace of its own (as_unprivileged); a
+        # UserSandbox's commands are not root anyway.
         argv = shell_argv(command)
-        if unprivileged and os.geteuid() == 0:
+        if unprivileged and os.geteuid() == 0 and self.run_as is None:
             argv = [*as_unprivileged(), *argv]
         log = open_service_log(self.workdir, name)
         try:
-            proc = subprocess.Popen([*self.join_argv(), *argv], stdin=subprocess.DEVNULL,
-                                    stdout=log,
-                                    stderr=subprocess.STDOUT, env=self.full_env(None),
-                                    cwd=self.workdir, start_new_session=True)
+            proc = self.popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+                              stderr=subprocess.STDOUT)
         finally:
             os.close(log)
-        self._groups.add(proc.pid)
         self._services[name] = proc
         probe = _probe_for(ready_url, ready_port)
         if probe is not None:
@@ -123,6 +150,62 @@ class LocalSandbox(WorkdirFiles):
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+@dataclass(frozen=True)
+class RunAs:
+    """The user a UserSandbox runs its commands as."""
+
+    name: str
+    uid: int
+    gid: int
+    home: str
+
+    @classmethod
+    def named(cls, name: str) -> RunAs:
+        entry = pwd.getpwnam(name)  # KeyError: no such user
+        return cls(name, entry.pw_uid, entry.pw_gid, entry.pw_dir)
+
+    def prefix(self) -> list[str]:
+        """Become the user (real, effective and saved ids, its groups) before exec: root's
+        capabilities go with the uid, and no set-id file or file capability can bring
+        any back (no_new_privs)."""
+        return ["setpriv", f"--reuid={self.uid}", f"--regid={self.gid}", "--init-groups",
+                "--no-new-privs", "--"]
+
+    def env(self) -> dict[str, str]:
+        return {"HOME": self.home, "USER": self.name, "LOGNAME": self.name}
+
+
+class UserSandbox(LocalSandbox):
+    """A local sandbox whose commands, services and launched programs run as `run_as`
+    (see the module's docstring). Processes the harness runs itself through `join_argv()`
+    (the grader) stay the harness's user."""
+
+    def __init__(self, workdir: Path | str, env: dict[str, str] | None = None, *,
+                 run_as: RunAs, limits: Limits = DEFAULT_LIMITS,
+                 clear_on_stop: bool = True) -> None:
+        if os.geteuid() != 0:
+            raise PermissionError("only root can run the sandbox's commands as another user")
+        self.run_as: RunAs = run_as
+        super().__init__(workdir, env, limits=limits, clear_on_stop=clear_on_stop)
+
+    def _wrap(self, argv: Sequence[str]) -> list[str]:
+        return [*self.join_argv(), *self.run_as.prefix(), *argv]
+
+    def _command_env(self, extra: dict[str, str] | None) -> dict[str, str]:
+        # the user's HOME for its commands only: what the harness runs as root (the
+        # grader) must never read the agent's dotfiles
+        return {**self.full_env(extra), **self.run_as.env()}
+
+    def enter_argv(self, argv: Sequence[str], cwd: str | None = None,
+                   hide: Sequence[str] = (), **_: Any) -> list[str]:
+        """argv that runs `argv` as the user in `cwd` (the grading room's launcher runs
+        the agent's code with it). `hide` has no namespace to be honoured in: what the
+        user must not reach is the harness's by its permissions (root-only folders)."""
+        where = cwd or str(self.workdir)
+        assignments = [f"{k}={v}" for k, v in self.run_as.env().items()]
+        return self._wrap(["env", "-C", where, *assignments, *argv])
 
 
 def _probe_for(ready_url: str | None, ready_port: int | None) -> Any:
