@@ -79,7 +79,8 @@ def _config(config: SandboxEnvironmentConfigType | None) -> TrialSandboxConfig:
 
 def _sample_identity() -> tuple[int, str]:
     """The running sample's epoch (our attempt) and uuid, from Inspect's context."""
-    try:  # a private module of Inspect's: imported where used, so a move only costs this
+    try:
+        # a private module of Inspect's: imported where used, so a move costs only this
         from inspect_ai.solver._task_state import sample_state
     except ImportError:  # pragma: no cover - a future Inspect moved it
         state = None
