@@ -18,8 +18,6 @@ from typing import Any
 
 import pytest
 import stripe
-
-from conftest import RunningEmulator
 from guide_world import (
     JS_NAMES,
     PY_NAMES,
@@ -34,12 +32,14 @@ from guide_world import (
     wrap_js,
     wrap_python,
 )
+
+from conftest import RunningEmulator
 from stripebench.docs import guide_check, guide_pages
 
 GUIDES = [guide_check.load(p) for p in guide_pages.guide_files()]
 SNIPPETS = [s for g in GUIDES for s in guide_check.snippets(g)]
 WHSEC = "whsec_guides_test"
-BROWSER_LANGS = ("html", "jsx")
+NODE_SDK = Path(__file__).resolve().parents[2] / "node_modules" / "stripe"
 
 
 PINNED = stripe.api_version
@@ -156,7 +156,9 @@ const makeRes = (seen) => ({
         const hook = {};
         app.routes['/webhook']({body: Buffer.from(job.hook.body),
           headers: {'stripe-signature': job.hook.header}}, makeRes(hook));
-        if (!hook.json || !hook.json.received) throw new Error('webhook handler refused a signed event: ' + JSON.stringify(hook));
+        if (!hook.json || !hook.json.received) {
+          throw new Error('webhook handler refused a signed event: ' + JSON.stringify(hook));
+        }
       }
       out[job.id] = {ok: true};
     } catch (err) {
@@ -209,7 +211,8 @@ def node_results(emulator: RunningEmulator, tmp_path_factory: pytest.TempPathFac
         used = [n for n in mapping if n in snippet.given() or (n == "__cs" and "req." in code)
                 or re.search(rf"(?<![\w.]){n}\b", code)]
         values = {n: _jsonable(world.get(mapping[n])) for n in used}
-        jobs.append({"id": snippet.id, "body": _js_body(snippet, used), "key": account["secret_key"],
+        jobs.append({"id": snippet.id, "body": _js_body(snippet, used),
+                     "key": account["secret_key"],
                      "port": emulator.base.rsplit(":", 1)[1], "values": values,
                      "version": snippet.marker.get("version"), "whsec": WHSEC,
                      "hook": {"body": body.decode(), "header": header}})
@@ -220,7 +223,7 @@ def node_results(emulator: RunningEmulator, tmp_path_factory: pytest.TempPathFac
     run = subprocess.run(["node", str(script), str(folder / "jobs.json")], capture_output=True,
                          text=True, timeout=300,
                          env={"PATH": "/usr/local/bin:/usr/bin:/bin",
-                              "STRIPE_NODE": str(Path(__file__).resolve().parents[2] / "node_modules" / "stripe")})
+                              "STRIPE_NODE": str(NODE_SDK)})
     assert run.returncode == 0, run.stderr[-3000:]
     results: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
     return results

@@ -145,7 +145,7 @@ def prose(text: str) -> str:
 
 def backticked(text: str) -> list[tuple[int, str]]:
     """(line number in `text`, content) of every inline code span of the prose."""
-    out = []
+    out: list[tuple[int, str]] = []
     for number, line in enumerate(prose(text).splitlines(), 1):
         out.extend((number, m) for m in re.findall(r"`([^`\n]+)`", line))
     return out

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..docs import guide_pages
 from ..rundir import (
     has_meta,
     load_result,
@@ -24,7 +25,6 @@ from ..rundir import (
     write_meta,
     write_result,
 )
-from ..docs import guide_pages
 from .agents import Agent
 from .emulator import Emulator, EmulatorDown
 from .interventions import InterventionError, Interventions

@@ -77,7 +77,8 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     secret = f"{session_id}_secret_{ctx.account.ids.token(24)}"
     record = {"id": session_id, "object": "_account_session", "account": account_id,
               "client_secret": secret, "expires_at": ctx.now() + SESSION_LIFETIME,
-              "components": _components(requested, losses == "stripe"), "created": ctx.now(), "_claimed": False}
+              "components": _components(requested, losses == "stripe"), "created": ctx.now(),
+              "_claimed": False}
     ctx.store.put(ctx.account, record)
     return {"object": "account_session", "account": account_id, "client_secret": secret,
             "expires_at": record["expires_at"], "livemode": False,
