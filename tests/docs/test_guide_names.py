@@ -9,6 +9,8 @@ short allow-list of guide_names.py.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from guide_names import OLD_SDKS, candidates, old_names, resolves
 
@@ -64,3 +66,16 @@ def test_markup_for_checks_is_hidden_from_agents() -> None:
         assert "snippet:" not in section.text and "old_names" not in section.text, \
             section.doc_id
         assert not section.text.startswith("---"), section.doc_id
+
+
+def test_corpus_hash_follows_the_guides() -> None:
+    first = guide_pages.corpus_hash()
+    assert first == guide_pages.corpus_hash() and len(first) == 64
+
+
+def test_a_run_records_the_guide_corpus(tmp_path: Path) -> None:
+    from stripebench.harness.runner import RunPlan, prepare
+    from stripebench.rundir.meta import read_meta
+
+    prepare(RunPlan(out=tmp_path, tasks=[], agent_name="noop", model=None, attempts=1))
+    assert read_meta(tmp_path)["guides_sha256"] == guide_pages.corpus_hash()
