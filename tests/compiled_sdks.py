@@ -161,7 +161,7 @@ def check_flows(out: dict[str, Any], sdk: str) -> None:
     assert missing["type"] == "invalid_request_error" and missing["status"] == 404
     assert missing["code"] == "resource_missing" and missing["param"] == "id"
     assert missing["request_id"].startswith("req_")
-    assert out["auth"]["type"] == "authentication_error" and out["auth"]["status"] == 401
+    assert out["auth"]["type"] == "invalid_request_error" and out["auth"]["status"] == 401
     # A webhook delivery to an endpoint at the SDK's version verifies with the SDK, its
     # object deserializes, and a tampered body does not verify.
     hook = out["webhook"]

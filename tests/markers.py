@@ -83,6 +83,10 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "emulator/web/test_stripejs_served.py": (),
     # documentation search, grading helpers, the Stripe CLI
     "docs/test_docs_search.py": ("node",),
+    "docs/test_guide_snippets.py": ("node",),
+    "docs/test_guide_browser_snippets.py": ("browser",),
+    "docs/test_guide_names.py": (),
+    "docs/test_guide_claims.py": (),
     "grading/test_grading.py": (),
     "grading/test_sdk_upgrade_service_code.py": (),
     "grading/test_service_copies_record.py": (),

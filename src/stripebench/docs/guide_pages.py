@@ -10,6 +10,7 @@ the same way under `emulator/fidelity`.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -19,6 +20,9 @@ from .corpus import Section
 GUIDES_DIR = Path(__file__).with_name("guides")
 REPO_FIDELITY = Path(__file__).resolve().parents[3] / "docs" / "fidelity.md"
 _KEYWORDS = re.compile(r"<!--\s*keywords:(.*?)-->", re.S)
+# Checker-only markup (guide_check.py): front matter and snippet markers; agents see neither.
+_FRONT = re.compile(r"\A---\n.*?\n---\n", re.S)
+_SNIPPET_MARKER = re.compile(r"^<!--\s*snippet:.*?-->\n", re.S | re.M)
 
 
 def slug(heading: str) -> str:
@@ -38,7 +42,17 @@ def guide_id(path: Path) -> str:
     return "guide/" + path.stem.replace(".", "/")
 
 
+def corpus_hash() -> str:
+    """sha256 over the guides and the fidelity notes as indexed: a run records it, since
+    fixing a guide can change scores."""
+    h = hashlib.sha256()
+    for path in guide_files() + extra_files():
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def split_markdown(doc_id: str, markdown: str, kind: str) -> Iterator[Section]:
+    markdown = _SNIPPET_MARKER.sub("", _FRONT.sub("", markdown, count=1))
     lines = markdown.splitlines()
     page_title = doc_id
     if lines and lines[0].startswith("# "):

@@ -27,6 +27,7 @@ from . import (
     versions,
     web,
 )
+from .billing import versions as billing_versions
 from .context import Ctx
 from .errors import AuthenticationError, IdempotencyError, InvalidRequest, StripeError
 from .http import Request, Response, canonical_json, dumps
@@ -219,7 +220,9 @@ class EmulatorApp:
         found = self.store.keys.get(key)
         if found is None:
             shown = key[:8] + "*" * 12 + key[-4:] if len(key) > 12 else key
-            raise AuthenticationError(f"Invalid API Key provided: {shown}")
+            # Like a missing key: HTTP 401, body typed invalid_request_error (the SDKs raise
+            # their AuthenticationError from the status).
+            raise InvalidRequest(f"Invalid API Key provided: {shown}", status=401)
         return found
 
     def acting_account(self, request: Request, account: Account) -> Account:
@@ -283,6 +286,7 @@ class EmulatorApp:
             replay = self.replay(ctx, key, fingerprint)
             if replay is not None:
                 return replay
+        billing_versions.forbid_total_count(ctx, method, route.template, raw)
         raw = versions.upgrade_request(ctx, method, route.template, raw)
         params = validate_params(route.params_schema, raw)
         expand = params.pop("expand", None) or []

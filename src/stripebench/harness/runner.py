@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..docs import guide_pages
 from ..rundir import (
     has_meta,
     load_result,
@@ -76,12 +77,17 @@ def prepare(plan: RunPlan) -> dict[str, Any]:
         meta["tasks"] = sorted(set(meta["tasks"]) | {t.id for t in plan.tasks})
         meta["attempts"] = max(meta["attempts"], plan.attempts)
         meta.setdefault("resumed", []).append(time.time())
+        guides = guide_pages.corpus_hash()
+        if guides != meta.get("guides_sha256"):
+            # Guides fixed between the sessions: trials may have read either corpus.
+            meta.setdefault("guides_sha256_resumed", []).append(guides)
     else:
         plan.out.mkdir(parents=True, exist_ok=True)
         meta = {"run_id": f"{plan.out.name}-{secrets.token_hex(3)}", "name": plan.out.name,
                 "agent": plan.agent_name, "model": plan.model,
                 "tasks": [t.id for t in plan.tasks], "attempts": plan.attempts,
-                "sandbox": plan.sandbox, "created": time.time(), **plan.extra,
+                "sandbox": plan.sandbox, "created": time.time(),
+                "guides_sha256": guide_pages.corpus_hash(), **plan.extra,
                 **({"label": plan.interventions.label} if plan.interventions.label else {}),
                 "interventions": _prepare_interventions(plan)}
     write_meta(plan.out, meta)

@@ -2,7 +2,9 @@
 arm's interventions), read and written here; and the run's finished trial records.
 
 Keys: schema (absent before 1), run_id, name, agent, model, tasks, attempts, sandbox,
-created, resumed (times), label, interventions (see `describe`), plus the agent's
+created, resumed (times), label, interventions (see `describe`), guides_sha256 (the
+guide corpus the docs tool served, `docs.guide_pages.corpus_hash`; a resume under other
+guides appends to guides_sha256_resumed), plus the agent's
 options (context_budget, ...).
 """
 

@@ -140,9 +140,13 @@ def test_unknown_and_missing_keys_are_401(emulator: RunningEmulator,
     r = httpx.get(f"{emulator.base}/v1/customers")
     assert r.status_code == 401
     assert r.json()["error"]["message"].startswith("You did not provide an API key")
+    assert r.json()["error"]["type"] == "invalid_request_error"
     r = httpx.get(f"{emulator.base}/v1/customers", headers={"Authorization": "Bearer sk_test_x"})
     assert r.status_code == 401
-    assert r.json()["error"]["type"] == "authentication_error"
+    # Stripe types an unknown key's error invalid_request_error too; the status makes it an
+    # authentication failure for the SDKs (issue 28).
+    assert r.json()["error"]["type"] == "invalid_request_error"
+    assert r.json()["error"]["message"].startswith("Invalid API Key provided")
     assert r.headers["request-id"].startswith("req_")
 
 

@@ -146,13 +146,41 @@ def test_account_session_feature_defaults(client: stripe.StripeClient) -> None:
     assert payments.features.to_dict() == {
         "capture_payments": True, "destination_on_behalf_of_charge_management": False,
         "dispute_management": True, "refund_management": False,
-        "smart_disputes_management": False}
-    assert session.components.payouts.features.instant_payouts is True
+        "smart_disputes_management": True}  # follows dispute_management
+    # A custom account: the platform bears losses, so payout features default off.
+    assert session.components.payouts.features.to_dict() == {
+        "disable_stripe_user_authentication": False, "edit_payout_schedule": False,
+        "external_account_collection": True, "instant_payouts": False,
+        "standard_payouts": False}
     assert session.components.balances.enabled is False
     assert session.expires_at > 0
     with pytest.raises(stripe.InvalidRequestError):
         client.v1.account_sessions.create(params={"account": acct.id, "components": {
             "payments": {"enabled": False}}})
+
+
+def test_account_session_payout_defaults_follow_who_bears_losses(
+        client: stripe.StripeClient) -> None:
+    """Payouts and balances: instant and standard payouts and schedule editing default to
+    true only when `controller.losses.payments` is `stripe`; bank collection is true and
+    `disable_stripe_user_authentication` its opposite; smart disputes follow dispute
+    management (issue 28). https://docs.stripe.com/api/account_sessions/create
+    https://docs.stripe.com/changelog/dahlia/2026-07-29/account-session-embedded-components-smart-disputes-management"""
+    liable = client.v1.accounts.create(params={"controller": {
+        "losses": {"payments": "stripe"}, "fees": {"payer": "account"},
+        "stripe_dashboard": {"type": "full"}}})
+    session = client.v1.account_sessions.create(params={
+        "account": liable.id, "components": {
+            "balances": {"enabled": True},
+            "payouts": {"enabled": True, "features": {"external_account_collection": False}},
+            "payments": {"enabled": True, "features": {"dispute_management": False}}}})
+    comps = session.components
+    for name in ("instant_payouts", "standard_payouts", "edit_payout_schedule"):
+        assert comps.balances.features[name] is True and comps.payouts.features[name] is True
+    assert comps.balances.features.disable_stripe_user_authentication is False
+    assert comps.payouts.features.disable_stripe_user_authentication is True
+    assert comps.payments.features.smart_disputes_management is False
+    assert "capture_payments" not in comps.payment_disputes.features.to_dict()
 
 
 def test_account_session_features_belong_to_each_component(
@@ -176,12 +204,12 @@ def test_account_session_features_belong_to_each_component(
     assert comps.disputes_list.features.refund_management is True
     assert comps.disputes_list.features.dispute_management is True
     assert comps.payouts.features.instant_payouts is False
-    assert comps.balances.features.instant_payouts is True
+    assert comps.balances.features.instant_payouts is False  # custom: application liable
     assert "refund_management" not in comps.payouts.features.to_dict()
     again = client.v1.account_sessions.create(params={
         "account": acct.id, "components": {"payments": {"enabled": True}}})
     assert again.components.payments.features.refund_management is True
-    assert again.components.payouts.features.instant_payouts is True
+    assert again.components.payouts.features.instant_payouts is False
     with pytest.raises(stripe.InvalidRequestError) as err:
         client.v1.account_sessions.create(params={"account": acct.id, "components": {
             "payouts": {"enabled": True, "features": {"refund_management": True}}}})

@@ -184,8 +184,18 @@ def test_removed_in_basil(emulator: Any, account: dict[str, str]) -> None:
     headers = {"Authorization": f"Bearer {account['secret_key']}"}
     listing = httpx.get(f"{emulator.base}/v1/subscriptions?include[]=total_count",
                         headers=headers)
+    # Basil's changelog: asking a list for total_count is a 400 property_forbidden, by
+    # include[], exclude[] or expand[] alike (issue 28).
     assert listing.status_code == 400
     assert listing.json()["error"]["param"] == "include"
+    assert listing.json()["error"]["code"] == "property_forbidden"
+    for query in ("exclude[]=total_count", "expand[]=total_count"):
+        other = httpx.get(f"{emulator.base}/v1/customers?{query}", headers=headers)
+        assert other.status_code == 400, query
+        assert other.json()["error"]["code"] == "property_forbidden"
+    searched = httpx.get(f"{emulator.base}/v1/customers/search?query=email:'a@b.c'"
+                         "&expand[]=total_count", headers=headers)
+    assert searched.status_code == 200 and searched.json()["total_count"] == 0
     upcoming = httpx.get(f"{emulator.base}/v1/invoices/upcoming?customer=cus_x",
                          headers=headers)
     assert upcoming.status_code == 400 and "create_preview" in upcoming.json()["error"][

@@ -277,6 +277,24 @@ def pending_items_required(ctx: Ctx, method: str, template: str,
     return params
 
 
+def forbid_total_count(ctx: Ctx, method: str, template: str, params: dict[str, Any]) -> None:
+    """From basil on, asking a list for `total_count` (`include[]` / `exclude[]` /
+    `expand[]`) is a 400 `property_forbidden`; search results are not lists and keep their
+    expandable `total_count`.
+    https://docs.stripe.com/changelog/basil/2025-03-31/deprecate-total-count-expansion"""
+    if method != "GET" or older_than(ctx.version, BASIL) or template.endswith("/search"):
+        return
+    for name in ("include", "exclude", "expand"):
+        asked = params.get(name)
+        values = asked.values() if isinstance(asked, dict) else \
+            asked if isinstance(asked, list) else [asked]
+        if "total_count" in values:
+            raise InvalidRequest(
+                f"You cannot request total_count on lists in API version {ctx.version}: it "
+                "was removed in 2025-03-31.basil. Page with `has_more` and `starting_after` "
+                "instead.", code="property_forbidden", param=name)
+
+
 def requires_pending_items(ctx: Ctx) -> bool:
     return bool(getattr(ctx, REQUIRE_PENDING_FLAG, False))
 

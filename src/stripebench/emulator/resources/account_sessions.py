@@ -1,11 +1,14 @@
 """Account Sessions (for Connect embedded components) and Account Links (onboarding).
 
 An account session names the components the browser may render for one connected
-account and, per component, its features. Features left out take Stripe's defaults:
-for the payment components refund, dispute and capture management are on and
-destination-on-behalf-of charge management is off; payouts and balances offer instant
-and standard payouts, schedule editing and bank collection. The client secret lives
-30 minutes on the account's clock; connect.js exchanges it once.
+account and, per component, its features. Features left out take Stripe's defaults
+(https://docs.stripe.com/api/account_sessions/create): for the payment components
+refund and dispute management (and capture, where the component has it) are on,
+destination-on-behalf-of charge management is off, and smart disputes management follows
+dispute management; for payouts and balances, instant and standard payouts and schedule
+editing are on only when the account's `controller.losses.payments` is `stripe`, bank
+account collection is on, and `disable_stripe_user_authentication` is its opposite. The
+client secret lives 30 minutes on the account's clock; connect.js exchanges it once.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ LINK_LIFETIME = 300
 PAYMENT_DEFAULTS = {"refund_management": True, "dispute_management": True,
                     "capture_payments": True,
                     "destination_on_behalf_of_charge_management": False}
-PAYOUT_DEFAULTS = {"instant_payouts": True, "standard_payouts": True,
-                   "edit_payout_schedule": True, "external_account_collection": True}
+PAYOUT_DEFAULTS = {"external_account_collection": True}
+STRIPE_LIABLE = ("instant_payouts", "standard_payouts", "edit_payout_schedule")
 FEATURE_DEFAULTS: dict[str, dict[str, bool]] = {
     "payments": PAYMENT_DEFAULTS, "payment_details": PAYMENT_DEFAULTS,
     "disputes_list": PAYMENT_DEFAULTS,
@@ -37,24 +40,36 @@ FEATURE_DEFAULTS: dict[str, dict[str, bool]] = {
 }
 
 
-def _components(requested: dict[str, Any]) -> dict[str, Any]:
+def _components(requested: dict[str, Any], stripe_liable: bool) -> dict[str, Any]:
     """Every component Stripe lists, disabled unless asked for, features at defaults."""
     components: dict[str, Any] = blank("account_session")["components"]
     for name, entry in components.items():
-        defaults = FEATURE_DEFAULTS.get(name, {})
-        entry["features"] = {**entry["features"],
-                             **{k: v for k, v in defaults.items() if k in entry["features"]}}
+        defaults = dict(FEATURE_DEFAULTS.get(name, {}))
+        if name in ("payouts", "balances"):
+            defaults.update(dict.fromkeys(STRIPE_LIABLE, stripe_liable))
+        features = entry["features"]
+        features.update({k: v for k, v in defaults.items() if k in features})
         asked = requested.get(name)
+        given = (asked or {}).get("features") or {}
         if asked:
             entry["enabled"] = bool(asked.get("enabled"))
-            entry["features"].update(asked.get("features") or {})
+            features.update(given)
+        # Defaults that follow another feature's final value.
+        if "smart_disputes_management" in features and \
+                "smart_disputes_management" not in given:
+            features["smart_disputes_management"] = bool(features.get("dispute_management"))
+        if "disable_stripe_user_authentication" in features and \
+                "disable_stripe_user_authentication" not in given:
+            features["disable_stripe_user_authentication"] = \
+                not features.get("external_account_collection", True)
     return components
 
 
 @api("POST", "/v1/account_sessions")
 def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     account_id = params["account"]
-    account_object(ctx, account_id)
+    connected = account_object(ctx, account_id)
+    losses = ((connected.get("controller") or {}).get("losses") or {}).get("payments")
     requested = params.get("components") or {}
     if not any((c or {}).get("enabled") for c in requested.values()):
         raise InvalidRequest("You must enable at least one component.", param="components")
@@ -62,7 +77,8 @@ def create(ctx: Ctx, params: dict[str, Any]) -> dict[str, Any]:
     secret = f"{session_id}_secret_{ctx.account.ids.token(24)}"
     record = {"id": session_id, "object": "_account_session", "account": account_id,
               "client_secret": secret, "expires_at": ctx.now() + SESSION_LIFETIME,
-              "components": _components(requested), "created": ctx.now(), "_claimed": False}
+              "components": _components(requested, losses == "stripe"), "created": ctx.now(),
+              "_claimed": False}
     ctx.store.put(ctx.account, record)
     return {"object": "account_session", "account": account_id, "client_secret": secret,
             "expires_at": record["expires_at"], "livemode": False,
