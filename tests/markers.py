@@ -20,6 +20,7 @@ PROOF_TIER = {
 
 MARKERS: dict[str, tuple[str, ...]] = {
     "test_smoke.py": ("slow",),
+    "test_first_hour.py": ("slow",),
     "test_layers.py": (),
     # the emulator
     "emulator/core/test_core_control.py": (),

@@ -113,6 +113,7 @@ def emulator_serve(
         # loaded when the command runs: `stripebench --help` stays quick
         from .routing.front import serve_https
         typer.echo(serve_https(host, https_port, port))
+    typer.echo("Ready (Ctrl-C stops it).")
     serve(emulator, host, port, sock=sock, landing=landing)
 
 
@@ -241,6 +242,7 @@ app.command("run", context_settings={"allow_extra_args": True})(harness_cli.run_
 app.command("report")(results_cli.report_command)
 app.command("compare")(results_cli.compare_command)
 app.command("mcp")(harness_cli.mcp_command)
+app.command("doctor")(harness_cli.doctor_command)
 app.add_typer(harness_cli.tasks_app, name="tasks")
 
 from .integrations.cli import export_app  # noqa: E402

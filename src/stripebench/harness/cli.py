@@ -138,10 +138,10 @@ def run_command(
     if ray_address and executor != "ray":
         raise _fail("--ray-address needs --executor ray")
     tasks = [t for value in [*tasks, *ctx.args] for t in value.split(",") if t]
-    chosen_why = None
     if agent is None:
         agent, default_model, chosen_why = default_agent_why()
         model = model or default_model
+        typer.echo(f"agent: {agent}, {chosen_why}", err=as_json)
     options: dict[str, object] = {"context_budget": context_budget} if agent in BUILTIN else {}
     try:
         arm = Interventions.from_options(label, system_prompt, system_prompt_addendum, skills,
@@ -201,8 +201,6 @@ def run_command(
                   f"{f' ({label})' if label else ''}: {total} trial(s) of "
                   f"{len(chosen)} task(s) in {sandbox} sandboxes → {out}"
                   + (f" ({done} already done)" if done else ""))
-    if chosen_why:
-        console.print(f"  agent: {agent} {chosen_why}", markup=False)
     for name, what in describe({"interventions": arm.record()}).items():
         console.print(f"  {name}: {what}", markup=False)
     if arm.tools is not None and "submit" not in arm.tools:
@@ -361,3 +359,25 @@ def mcp_command(
               emulator=emulator, sandboxed=not no_sandbox, token=token)
     except SandboxError as exc:
         raise _fail(str(exc)) from None
+
+
+def doctor_command(
+    runs: Path = typer.Option(Path("runs"), help="Where runs will be written (its disk is "
+                              "checked)."),
+    as_json: bool = typer.Option(False, "--json", help="The checks as JSON."),
+) -> None:
+    """Check this machine for a run: bubblewrap and user namespaces, Chromium, PostgreSQL,
+    Node, JDK, Go, disk space and the tasks' offline caches; say what is missing and what
+    a run would do without it. Exit 1 when something is missing."""
+    # loaded when the command runs: `stripebench --help` stays quick
+    from .doctor import as_dicts, checks, lines
+
+    found = checks(runs)
+    if as_json:
+        typer.echo(json.dumps({"ok": all(c.ok for c in found), "checks": as_dicts(found)},
+                              indent=2))
+    else:
+        for line in lines(found):
+            typer.echo(line)
+    if not all(c.ok for c in found):
+        raise typer.Exit(1)

@@ -70,7 +70,7 @@ def code() -> dict[str, Any]:
     return {"stripebench": __version__, "commit": commit, "dirty": dirty}
 
 
-def _tool_version(command: list[str]) -> str | None:
+def tool_version(command: list[str]) -> str | None:
     if command[0] == "pg_ctl":  # Debian keeps it out of PATH
         found = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))
         if not found:
@@ -90,7 +90,7 @@ def _tool_version(command: list[str]) -> str | None:
 def tools() -> dict[str, str | None]:
     """Versions of the toolchains trials use (None: not installed), asked in parallel."""
     with ThreadPoolExecutor(len(TOOLS)) as pool:
-        found = dict(zip(TOOLS, pool.map(_tool_version, TOOLS.values()), strict=True))
+        found = dict(zip(TOOLS, pool.map(tool_version, TOOLS.values()), strict=True))
     return found
 
 

@@ -71,5 +71,9 @@ def unsealed_line(runs: list[Run]) -> list[str]:
 def warnings(runs: list[Run]) -> list[str]:
     """Every report's opening warnings: unsealed trials, then each way the runs put
     together were not made by the same benchmark (rundir/provenance.py)."""
+    labels = [run.label for run in runs]
+    names = [f"{label} ({run.path.name})" if labels.count(label) > 1 else label
+             for label, run in zip(labels, runs, strict=True)]
     return unsealed_line(runs) + [f"not the same benchmark: {line}" for line in
-                                  differences([(run.label, run.meta) for run in runs])]
+                                  differences(list(zip(names, [r.meta for r in runs],
+                                                       strict=True)))]

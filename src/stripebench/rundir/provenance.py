@@ -47,7 +47,7 @@ def differences(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
     """One line per provenance entry on which the runs (name, run.json) disagree, and per
     run that lacks a provenance or was resumed under another one."""
     lines = []
-    flat = {name: flatten(meta.get("provenance") or {}) for name, meta in runs}
+    flat = [(name, flatten(meta.get("provenance") or {})) for name, meta in runs]
     missing = [name for name, meta in runs if not meta.get("provenance")]
     if missing and len(runs) > 1:
         lines.append(f"no record of what made {', '.join(missing)} (a run older than "
@@ -56,15 +56,15 @@ def differences(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
         if meta.get("resumed_provenance"):
             lines.append(f"{name} was resumed with other code, tasks or tools than it "
                          "started with (run.json: resumed_provenance)")
-    present = [(name, values) for name, values in flat.items() if values]
+    present = [(name, values) for name, values in flat if values]
     if len(present) < 2:
         return lines
     keys = sorted({k for _, values in present for k in values})
     for key in keys:
         if key.startswith("tasks.") and any(key not in values for _, values in present):
             continue  # a task only some runs ran: compare lists those apart
-        seen = {name: values.get(key) for name, values in present}
-        if len({repr(v) for v in seen.values()}) > 1:
+        seen = [(name, values.get(key)) for name, values in present]
+        if len({repr(v) for _, v in seen}) > 1:
             lines.append(f"{_label(key)} differs: " + ", ".join(
-                f"{name} {_shown(value)}" for name, value in seen.items()))
+                f"{name} {_shown(value)}" for name, value in seen))
     return lines
