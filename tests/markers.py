@@ -24,6 +24,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "test_layers.py": (),
     # the emulator
     "emulator/core/test_core_control.py": (),
+    "emulator/test_landing_page.py": ("browser",),
     "emulator/core/test_core_determinism.py": (),
     "emulator/core/test_core_fuzz.py": ("slow",),
     "emulator/core/test_core_pagination_scale.py": (),
