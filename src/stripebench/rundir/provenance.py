@@ -3,7 +3,8 @@ lines `report` and `compare` print when the runs they put together were not made
 same code, tasks, docs, emulator, SDKs, sandbox, toolchains or options.
 
 The agent, model, label and interventions are what runs are put together to compare:
-they are not differences to warn about.
+they are not differences to warn about; nor is how the trials were scheduled (parallel,
+executor).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+# How trials were scheduled, not what they measure: recorded, never warned about.
+NOT_COMPARED = {"options.parallel", "options.executor"}
 # flattened key -> how a reader names it
 NAMES = {"stripebench": "stripebench version", "commit": "git commit",
          "dirty": "uncommitted changes", "gym_seed": "gym seed",
@@ -59,7 +62,7 @@ def differences(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
     present = [(name, values) for name, values in flat if values]
     if len(present) < 2:
         return lines
-    keys = sorted({k for _, values in present for k in values})
+    keys = sorted({k for _, values in present for k in values} - NOT_COMPARED)
     for key in keys:
         if key.startswith("tasks.") and any(key not in values for _, values in present):
             continue  # a task only some runs ran: compare lists those apart
