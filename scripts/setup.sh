@@ -78,7 +78,16 @@ fi
 
 # Old SDK majors for the API-version tests and the SDK-upgrade tasks, each in its own
 # directory (PYTHONPATH=.old-sdks/stripe7, require('.old-sdks/node10/node_modules/stripe')).
-old_py() { [ -d ".old-sdks/$1/stripe" ] || .venv/bin/pip install -q --target ".old-sdks/$1" "$2"; }
+# --no-warn-conflicts: pip would compare these folders with the venv's own packages and
+# print "ERROR: pip's dependency resolver ..." about stripe 5 and 7 beside stripe 16; they
+# are never on one path together, so that is no error: one line says what was installed.
+old_py() {
+  [ -d ".old-sdks/$1/stripe" ] && return
+  .venv/bin/pip install -q --no-warn-conflicts --disable-pip-version-check \
+    --target ".old-sdks/$1" "$2" >/dev/null
+  echo "setup: installed $(ls -d .old-sdks/"$1"/stripe-*.dist-info | sed 's/.*stripe-//; s/.dist-info//' |
+    sed 's/^/stripe /') in .old-sdks/$1 (an old SDK for the API-version tests)"
+}
 old_py stripe5 'stripe==5.*'
 old_py stripe7 'stripe==7.*'
 if [ ! -d .old-sdks/node10/node_modules/stripe ]; then

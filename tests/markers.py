@@ -20,9 +20,11 @@ PROOF_TIER = {
 
 MARKERS: dict[str, tuple[str, ...]] = {
     "test_smoke.py": ("slow",),
+    "test_first_hour.py": ("slow",),
     "test_layers.py": (),
     # the emulator
     "emulator/core/test_core_control.py": (),
+    "emulator/test_landing_page.py": ("browser",),
     "emulator/core/test_core_determinism.py": (),
     "emulator/core/test_core_fuzz.py": ("slow",),
     "emulator/core/test_core_pagination_scale.py": (),
@@ -96,6 +98,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "harness/agents/test_cli_registry.py": (),
     "harness/agents/clis/test_goose.py": (),
     "harness/test_harness.py": (),
+    "harness/test_first_hour_runs.py": ("slow",),
     "harness/test_harness_emulator_salt.py": (),
     "harness/test_harness_requests.py": (),
     "harness/test_harness_browser.py": ("browser",),

@@ -8,14 +8,32 @@ from pathlib import Path
 
 import typer
 
+from . import __version__
 from .emulator.request_record import DEFAULT_BUDGET
+from .stripe_cli import trigger_events
 
 app = typer.Typer(no_args_is_help=True, add_completion=False,
-                  help="An offline benchmark for AI agents that build Stripe integrations.")
+                  help="An offline benchmark for AI agents that build Stripe integrations.\n\n"
+                  "Exit codes: 0 done; 1 failed trials, checks or a server that could not "
+                  "start; 2 a usage error (a bad option, nothing to do).")
 emulator_app = typer.Typer(no_args_is_help=True, help="The local Stripe emulator.")
 app.add_typer(emulator_app, name="emulator")
 
 from .docs.cli import docs_app  # noqa: E402  (sub-apps are registered next to each other)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"stripebench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """An offline benchmark for AI agents that build Stripe integrations."""
 
 app.add_typer(docs_app, name="docs")
 
@@ -24,7 +42,8 @@ app.add_typer(docs_app, name="docs")
 def emulator_serve(
     host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
     port: int = typer.Option(12111, help="Port to listen on."),
-    seed: int = typer.Option(0, help="Seed for object ids (API keys are random)."),
+    seed: int = typer.Option(0, help="Seed for object ids (API keys are random unless "
+                             "--api-key / --publishable-key)."),
     data: Path | None = typer.Option(None, help="Directory to persist state in (SQLite)."),
     control_token: str | None = typer.Option(None, envvar="STRIPEBENCH_CONTROL_TOKEN",
                                              help="Require this token on /_emulator/ calls."),
@@ -37,32 +56,65 @@ def emulator_serve(
     request_budget: int = typer.Option(
         DEFAULT_BUDGET, min=0, help="Bytes of request-record entries kept per account; "
         "past it requests are still counted and the record says what it dropped."),
+    api_key: str | None = typer.Option(None, "--api-key", help="The account's secret key "
+                                       "(sk_test_...), the same across restarts so an "
+                                       "app's .env keeps working."),
+    publishable_key: str | None = typer.Option(None, "--publishable-key",
+                                               help="The account's publishable key "
+                                               "(pk_test_...)."),
+    fixtures: Path | None = typer.Option(None, "--fixtures", help="A Stripe CLI fixture "
+                                         "file (JSON) applied to the account at start."),
+    landing: bool = typer.Option(True, "--landing/--no-landing", help="Serve a page at "
+                                 "http://HOST:PORT/ listing accounts, keys, recent "
+                                 "requests, objects and events."),
 ) -> None:
     """Serve the Stripe API, Stripe.js and hosted pages over HTTP (and HTTPS)."""
 
     # loaded when the command runs: `stripebench --help` stays quick
     from .emulator.errors import StripeError
     from .emulator.server import build, default_account, serve
+    from .emulator.standalone import StandaloneError, bind, fix_keys, load_fixtures
+
+    def stop(message: str, code: int = 1) -> typer.Exit:
+        typer.echo(f"stripebench emulator serve: {message}", err=True)
+        return typer.Exit(code)
 
     origin = f"http://{host}:{port}"
+    try:
+        sock = bind(host, port)
+        if https:  # said now, not after claiming to listen
+            bind(host, https_port, "--https-port").close()
+    except StandaloneError as exc:
+        raise stop(str(exc)) from None
     try:
         emulator = build(seed=seed, data=data, control_token=control_token, local_origin=origin,
                          salt=salt, request_budget=request_budget)
     except (OSError, sqlite3.Error, StripeError) as exc:  # a full or read-only data folder
         reason = exc.message if isinstance(exc, StripeError) else str(exc)
-        typer.echo(f"stripebench emulator: cannot keep state in {data}: {reason}", err=True)
-        raise typer.Exit(1) from None
+        raise stop(f"cannot keep state in {data}: {reason}") from None
     account = default_account(emulator)
+    try:
+        fix_keys(emulator, account, api_key, publishable_key)
+        loaded = load_fixtures(emulator, account, fixtures) if fixtures else []
+    except StandaloneError as exc:
+        raise stop(str(exc), 2) from None
     typer.echo(f"Local Stripe listening on {origin}")
     typer.echo(f"  account          {account.id}")
     typer.echo(f"  secret key       {account.secret_key}")
     typer.echo(f"  publishable key  {account.publishable_key}")
     typer.echo(f"  Stripe.js        {origin}/js.stripe.com/v3/")
+    if landing:
+        typer.echo(f"  dashboard        {origin}/ (accounts, keys, requests, objects, events)")
+    if fixtures:
+        typer.echo(f"  fixtures         {fixtures}: {len(loaded)} request(s)")
+        for line in loaded:
+            typer.echo(f"    {line}")
     if https:
         # loaded when the command runs: `stripebench --help` stays quick
         from .routing.front import serve_https
         typer.echo(serve_https(host, https_port, port))
-    serve(emulator, host, port)
+    typer.echo("Ready (Ctrl-C stops it).")
+    serve(emulator, host, port, sock=sock, landing=landing)
 
 
 def _keys(emulator: str, account: str | None, secret_key: str | None,
@@ -122,9 +174,10 @@ def emulator_listen(
         pass
 
 
-@emulator_app.command("trigger")
+@emulator_app.command("trigger", epilog=f"Events: {', '.join(trigger_events())}.")
 def emulator_trigger(
-    event: str = typer.Argument(..., help="The event to cause, e.g. payment_intent.succeeded."),
+    event: str = typer.Argument(..., help="The event to cause, e.g. payment_intent.succeeded "
+                                "(the list is below)."),
     emulator: str = typer.Option("http://127.0.0.1:12111", envvar="STRIPEBENCH_EMULATOR"),
     account: str | None = typer.Option(None, help="Act on this emulator account."),
     secret_key: str | None = typer.Option(None, envvar="STRIPE_SECRET_KEY"),
@@ -184,10 +237,12 @@ from .harness import cli as harness_cli  # noqa: E402
 from .results import cli as results_cli  # noqa: E402
 
 harness_cli.write_reports = results_cli.write_reports  # the harness does not import results
+harness_cli.run_summary = results_cli.run_summary
 app.command("run", context_settings={"allow_extra_args": True})(harness_cli.run_command)
 app.command("report")(results_cli.report_command)
 app.command("compare")(results_cli.compare_command)
 app.command("mcp")(harness_cli.mcp_command)
+app.command("doctor")(harness_cli.doctor_command)
 app.add_typer(harness_cli.tasks_app, name="tasks")
 
 from .integrations.cli import export_app  # noqa: E402

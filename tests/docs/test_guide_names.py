@@ -9,8 +9,6 @@ short allow-list of guide_names.py.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from guide_names import OLD_SDKS, candidates, old_names, resolves
 
@@ -73,9 +71,8 @@ def test_corpus_hash_follows_the_guides() -> None:
     assert first == guide_pages.corpus_hash() and len(first) == 64
 
 
-def test_a_run_records_the_guide_corpus(tmp_path: Path) -> None:
-    from stripebench.harness.runner import RunPlan, prepare
-    from stripebench.rundir.meta import read_meta
+def test_a_run_records_the_guide_corpus() -> None:
+    """What a run records of itself (run.json's provenance) names this guide corpus."""
+    from stripebench.harness.provenance import collect
 
-    prepare(RunPlan(out=tmp_path, tasks=[], agent_name="noop", model=None, attempts=1))
-    assert read_meta(tmp_path)["guides_sha256"] == guide_pages.corpus_hash()
+    assert collect([], "bwrap", {})["docs_guides_sha256"] == guide_pages.corpus_hash()

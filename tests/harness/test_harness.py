@@ -349,7 +349,9 @@ def test_run_command_defaults_to_the_oracle_and_prints_the_report(
                            str(FIXTURES), "--category", "backend", "--out", str(out),
                            "--sandbox", "local", "--allow-unsealed"], capture_output=True,
                           text=True, timeout=240, env=env)
-    assert done.returncode == 0, done.stderr
+    # the broken service's trial measured nothing: exit 1 says so (issue 32)
+    assert done.returncode == 1, done.stderr
+    assert "errors     1 trial(s) measured nothing" in done.stdout
     assert json.loads((out / "run.json").read_text())["agent"] == "oracle"
     assert sorted(p.name for p in (out / "trials").iterdir()) == [
         "fixture-broken-service", "fixture-shop"]  # the gym fixture is another category
@@ -385,7 +387,8 @@ def test_run_takes_several_task_ids_after_one_tasks_flag(tmp_path: Path) -> None
         out = tmp_path / f"r{n}"
         done = subprocess.run(base + ["--out", str(out), "--tasks", *ids], capture_output=True,
                               text=True, timeout=120)
-        assert done.returncode == 0, done.stderr
+        # the bad grader's trial is a grader_error: a failed trial, exit 1 (issue 32)
+        assert done.returncode == 1 and "grader_error" in done.stdout, done.stderr
         assert json.loads((out / "run.json").read_text())["tasks"] == [
             "fixture-shop", "fixture-bad-grader"]
     script = tmp_path / "hang.json"

@@ -224,7 +224,9 @@ def test_a_worker_dying_past_its_retries_is_a_harness_error_retry_errors_redoes(
         time.sleep(0.1)
     os.kill(int(pids.read_text().split()[0]), signal.SIGKILL)
     _, stderr = proc.communicate(timeout=180)
-    assert proc.returncode == 0, stderr  # the run goes on: the trial is recorded as lost
+    # the run goes on: the trial is recorded as lost, and the exit code says a trial
+    # measured nothing (issue 32: 1 for failed trials)
+    assert proc.returncode == 1, stderr
     record = result(out, "fixture-shop", 1)
     assert record["status"] == "harness_error" and record["reward"] is None
     assert "the trial's Ray worker died 1 time(s)" in record["error"]

@@ -17,6 +17,10 @@ def search_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print results as JSON."),
 ) -> None:
     """Search the API reference and guides."""
+    if not query.strip():
+        typer.echo("stripebench docs search: give words to look for, e.g. "
+                   "stripebench docs search \"checkout session webhook\"", err=True)
+        raise typer.Exit(2)
     # loaded when the command runs: `stripebench --help` stays quick
     from .index import get_index
     from .tool import format_hits

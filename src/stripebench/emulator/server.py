@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from pathlib import Path
 
 import uvicorn
@@ -10,6 +11,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from .app import EmulatorApp
 from .clock import DEFAULT_START
+from .landing import Landing
 from .request_record import DEFAULT_BUDGET
 from .store import Store
 from .versions import LATEST
@@ -72,6 +74,12 @@ def uvicorn_config(app: EmulatorApp, host: str, port: int,
                           lifespan="on", http=InOrderHttpTools)
 
 
-def serve(app: EmulatorApp, host: str, port: int, log_level: str = "warning") -> None:
-    server = uvicorn.Server(uvicorn_config(app, host, port, log_level))
-    asyncio.run(server.serve())
+def serve(app: EmulatorApp, host: str, port: int, log_level: str = "warning",
+          sock: socket.socket | None = None, landing: bool = False) -> None:
+    """Serve until interrupted; on `sock` when given (bound already, see standalone.py),
+    with the landing page (landing.py) only when asked."""
+    config = uvicorn_config(app, host, port, log_level)
+    if landing:
+        config.app = Landing(app)
+    server = uvicorn.Server(config)
+    asyncio.run(server.serve(sockets=[sock] if sock is not None else None))

@@ -6,11 +6,15 @@ The harness does not import results: the report `run` prints at the end is writt
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -18,10 +22,35 @@ tasks_app = typer.Typer(no_args_is_help=True, help="List and check tasks.")
 DEFAULT_TASKS = Path("tasks")
 # Prints a run's report and writes report.md and report.html into it (set by the cli).
 write_reports: Callable[[Path], None] | None = None
+# A finished run's scores as `report --json` gives them (set by the cli).
+run_summary: Callable[[Path], dict[str, Any]] | None = None
+
+
+# The checkout's own tasks/ (an editable install: src/stripebench/harness/cli.py).
+CHECKOUT_TASKS = Path(__file__).resolve().parents[3] / "tasks"
+
+
+def tasks_root(root: Path | None) -> tuple[Path, str]:
+    """Where tasks are looked for, and what chose it: --tasks-dir, then STRIPEBENCH_TASKS,
+    then tasks/ in the current folder, then the checkout's tasks/ (from any folder)."""
+    if root is not None:
+        return root, "--tasks-dir"
+    if os.environ.get("STRIPEBENCH_TASKS"):
+        return Path(os.environ["STRIPEBENCH_TASKS"]), "STRIPEBENCH_TASKS"
+    if any(DEFAULT_TASKS.glob("*/task.toml")) or not CHECKOUT_TASKS.is_dir():
+        return DEFAULT_TASKS, "the current folder"
+    return CHECKOUT_TASKS, "the stripebench checkout"
 
 
 def _tasks_root(root: Path | None) -> Path:
-    return root or Path(os.environ.get("STRIPEBENCH_TASKS", DEFAULT_TASKS))
+    return tasks_root(root)[0]
+
+
+def no_tasks(root: Path | None) -> str:
+    where, why = tasks_root(root)
+    return (f"no tasks found in {where.absolute()} (chosen by {why}); a task is a folder "
+            f"with a task.toml: point --tasks-dir or STRIPEBENCH_TASKS at the folder that "
+            f"holds them (the checkout's: {CHECKOUT_TASKS})")
 
 
 def _fail(message: str) -> typer.Exit:
@@ -67,6 +96,8 @@ def run_command(
         "call; past it the oldest tool outputs and screenshots are replaced by short "
         "placeholders (0: send the whole conversation)."),
     report: bool = typer.Option(True, help="Print the report at the end."),
+    as_json: bool = typer.Option(False, "--json", help="Print the run's outcome as JSON on "
+                                 "stdout (progress and report on stderr)."),
     label: str | None = typer.Option(None, help="Name of this arm of an experiment "
                                       "(reports and compare show it)."),
     system_prompt: Path | None = typer.Option(None, help="openai/anthropic agents: this "
@@ -83,16 +114,21 @@ def run_command(
                                   "packaged ones and add new ones; replace: only --docs "
                                   "guides."),
 ) -> None:
-    """Run an agent over tasks: every trial graded and recorded under --out."""
+    """Run an agent over tasks: every trial graded and recorded under --out.
+
+    Exit codes: 0 every trial measured; 1 some trials ended in an error (listed; redo
+    them with --resume --retry-errors) or the model endpoint failed; 2 a usage error."""
     # loaded when the command runs: `stripebench --help` stays quick
     from rich.console import Console
 
     # loaded when the command runs: `stripebench --help` stays quick
-    from ..rundir import SCORED, describe
-    from .agents import BUILTIN, Agent, AgentError, default_agent, make_agent
+    from ..rundir import describe
+    from . import provenance
+    from .agents import BUILTIN, Agent, AgentError, default_agent_why, make_agent, preflight
     from .interventions import InterventionError, Interventions
+    from .progress import RunProgress, summary
     from .prompt import system_prompt as arm_system_prompt
-    from .runner import RunError, RunPlan, execute, pending
+    from .runner import RunError, RunPlan, RunStopped, execute, pending
     from .task import TaskError, discover, select
 
     if ctx.args and not tasks:
@@ -103,8 +139,9 @@ def run_command(
         raise _fail("--ray-address needs --executor ray")
     tasks = [t for value in [*tasks, *ctx.args] for t in value.split(",") if t]
     if agent is None:
-        agent, default_model = default_agent()
+        agent, default_model, chosen_why = default_agent_why()
         model = model or default_model
+        typer.echo(f"agent: {agent}, {chosen_why}", err=as_json)
     options: dict[str, object] = {"context_budget": context_budget} if agent in BUILTIN else {}
     try:
         arm = Interventions.from_options(label, system_prompt, system_prompt_addendum, skills,
@@ -124,7 +161,8 @@ def run_command(
     except (TaskError, AgentError) as exc:
         raise _fail(str(exc)) from None
     if not chosen:
-        raise _fail(f"no tasks found under {_tasks_root(tasks_dir)}")
+        raise _fail(no_tasks(tasks_dir) if not (tasks or category) else
+                    f"no {category} tasks in {_tasks_root(tasks_dir)}")
     out = out or Path("runs") / f"{agent}-{time.strftime('%Y%m%d-%H%M%S')}"
     if sandbox == "auto":
         # loaded when the command runs: `stripebench --help` stays quick
@@ -134,16 +172,31 @@ def run_command(
         raise _fail("the trials would run unsealed (a local sandbox: the agent's code runs "
                     "on this machine beside the grader, and scores are not comparable); "
                     "install bubblewrap (scripts/setup.sh) or pass --allow-unsealed")
+    if agent in BUILTIN and not resume_nothing_left(resume, out, chosen, attempts,
+                                                   retry_errors):
+        # one cheap request before the first trial: a dead endpoint or a refused key is
+        # one line now, not minutes of retries in every trial
+        verdict = preflight.check(agent, model, base_url)
+        if not verdict.ok:
+            typer.echo(f"stripebench run: {verdict.message}", err=True)
+            raise typer.Exit(1)
+        if verdict.message.startswith("note:"):
+            typer.echo(f"stripebench run: {verdict.message}", err=True)
+    run_options = {"attempts": attempts, "parallel": parallel or 1, "executor": executor,
+                   "agent_timeout": agent_timeout, "max_turns": max_turns,
+                   "base_url": base_url, **options}
     plan = RunPlan(out=out, tasks=chosen, agent_name=agent, model=model, attempts=attempts,
                    parallel=parallel or 1, sandbox=sandbox, resume=resume,
                    retry_errors=retry_errors, agent_timeout=agent_timeout,
-                   max_turns=max_turns, extra=dict(options), interventions=arm)
-    console = Console()
+                   max_turns=max_turns, extra=dict(options), interventions=arm,
+                   provenance=provenance.collect(chosen, sandbox, run_options))
+    console = Console(stderr=as_json)
     try:
-        todo, done = pending(plan) if resume else (None, 0)
+        _, done = pending(plan) if resume else (None, 0)
     except Exception:  # noqa: BLE001 - progress only
-        todo, done = None, 0
+        done = 0
     total = len(chosen) * attempts
+    started = time.monotonic()
     console.print(f"[b]{agent}[/b]{' ' + model if model else ''}"
                   f"{f' ({label})' if label else ''}: {total} trial(s) of "
                   f"{len(chosen)} task(s) in {sandbox} sandboxes → {out}"
@@ -153,60 +206,89 @@ def run_command(
     if arm.tools is not None and "submit" not in arm.tools:
         console.print("  note: without `submit` an agent ends only by stopping or at its "
                       "limits", markup=False)
-    # loaded when the command runs: `stripebench --help` stays quick
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    with Progress("[progress.description]{task.description}", BarColumn(),
-                  MofNCompleteColumn(), TimeElapsedColumn(), console=console) as progress:
-        bar = progress.add_task("trials", total=total, completed=done)
+    def new_agent() -> Agent:
+        return make_agent(agent, model, script=script, base_url=base_url, options=agent_options)
 
-        def on_result(result: dict[str, object]) -> None:
-            reward = result.get("reward")
-            shown = "—" if reward is None else f"{float(reward):.2f}"  # type: ignore[arg-type]
-            if reward is not None and result["status"] not in SCORED:
-                shown += " (not scored)"  # e.g. graded after a timeout, for information
-            progress.console.print(f"  {result['task']} #{result['attempt']}: "
-                                   f"{result['status']} reward {shown} turns "
-                                   f"{result['turns']} ({result['wall_seconds']}s)")
-            progress.advance(bar)
-
-        def new_agent() -> Agent:
-            return make_agent(agent, model, script=script, base_url=base_url,
-                              options=agent_options)
-
+    stopped: str | None = None
+    with RunProgress(console, total, done) as progress:
         try:
             if executor == "ray":
                 # loaded when the command runs: `stripebench --help` stays quick
                 from .ray_executor import execute_ray
-                execute_ray(plan, new_agent, on_result=on_result, address=ray_address,
+                execute_ray(plan, new_agent, on_result=progress.finished, address=ray_address,
                             max_in_flight=parallel)
             else:
-                execute(plan, new_agent, on_result=on_result)
+                execute(plan, new_agent, on_result=progress.finished,
+                        on_start=progress.started)
+        except RunStopped as exc:
+            stopped = str(exc)
         except RunError as exc:
             raise _fail(str(exc)) from None
-    del todo
+    reports: list[Path] = []
     if report and write_reports is not None:
-        write_reports(out)
-        console.print(f"Reports: {out}/report.md, {out}/report.html "
-                      f"(side by side: stripebench report RUN...; paired, with a verdict: "
-                      f"stripebench compare RUN_A RUN_B)")
+        if as_json:  # the tables go to stderr: stdout is the JSON
+            with contextlib.redirect_stdout(sys.stderr):
+                write_reports(out)
+        else:
+            write_reports(out)
+        reports = [out / "report.md", out / "report.html"]
+    lines, facts = summary(plan.out, started, sandbox, reports)
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+    if stopped:
+        console.print(f"stripebench run: {stopped}", markup=False, style="red")
+    failed = bool(facts["failed"]) or stopped is not None
+    if as_json:
+        scores = run_summary(out) if run_summary is not None else {}
+        typer.echo(json.dumps({**facts, "stopped": stopped, "exit_code": int(failed),
+                               "scores": scores}, indent=2))
+    if failed:  # some trials measured nothing: say so to scripts and make
+        raise typer.Exit(1)
+
+
+def resume_nothing_left(resume: bool, out: Path, chosen: list[Any], attempts: int,
+                        retry_errors: bool) -> bool:
+    """A resumed run with no trial left to do needs no model endpoint."""
+    if not resume:
+        return False
+    # loaded when the command runs: `stripebench --help` stays quick
+    from ..rundir import load_result, needs_retry, trial_dir
+    for task in chosen:
+        for attempt in range(1, attempts + 1):
+            record = load_result(trial_dir(out, task.id, attempt))
+            if record is None or (retry_errors and needs_retry(record)):
+                return False
+    return True
 
 
 @tasks_app.command("list")
-def tasks_list(tasks_dir: Path | None = typer.Option(None, help="Where tasks live.")) -> None:
+def tasks_list(tasks_dir: Path | None = typer.Option(None, help="Where tasks live (default: "
+                                                     "$STRIPEBENCH_TASKS, ./tasks, else "
+                                                     "the checkout's tasks/)."),
+               as_json: bool = typer.Option(False, "--json", help="One JSON object: where "
+                                            "the tasks are and each task.")) -> None:
     """Every task with its category and limits."""
     # loaded when the command runs: `stripebench --help` stays quick
     from .task import TaskError, discover
 
+    where, why = tasks_root(tasks_dir)
     try:
-        found = discover(_tasks_root(tasks_dir))
+        found = discover(where)
     except TaskError as exc:
         raise _fail(str(exc)) from None
+    if not found:
+        raise _fail(no_tasks(tasks_dir))
+    if as_json:
+        typer.echo(json.dumps({"tasks_dir": str(where.absolute()), "chosen_by": why, "tasks": [
+            {"id": t.id, "category": t.category, "title": t.title,
+             "agent_timeout": t.agent_timeout, "max_turns": t.max_turns,
+             "path": str(t.path)} for t in found]}, indent=2))
+        return
     for task in found:
         typer.echo(f"{task.id:32} {task.category:10} {int(task.agent_timeout):>5}s "
                    f"{task.max_turns:>4} turns  {task.title}")
-    if not found:
-        typer.echo(f"no tasks under {_tasks_root(tasks_dir)}")
+    typer.echo(f"{len(found)} task(s) in {where} ({why})", err=True)
 
 
 @tasks_app.command("check")
@@ -277,3 +359,25 @@ def mcp_command(
               emulator=emulator, sandboxed=not no_sandbox, token=token)
     except SandboxError as exc:
         raise _fail(str(exc)) from None
+
+
+def doctor_command(
+    runs: Path = typer.Option(Path("runs"), help="Where runs will be written (its disk is "
+                              "checked)."),
+    as_json: bool = typer.Option(False, "--json", help="The checks as JSON."),
+) -> None:
+    """Check this machine for a run: bubblewrap and user namespaces, Chromium, PostgreSQL,
+    Node, JDK, Go, disk space and the tasks' offline caches; say what is missing and what
+    a run would do without it. Exit 1 when something is missing."""
+    # loaded when the command runs: `stripebench --help` stays quick
+    from .doctor import as_dicts, checks, lines
+
+    found = checks(runs)
+    if as_json:
+        typer.echo(json.dumps({"ok": all(c.ok for c in found), "checks": as_dicts(found)},
+                              indent=2))
+    else:
+        for line in lines(found):
+            typer.echo(line)
+    if not all(c.ok for c in found):
+        raise typer.Exit(1)

@@ -144,8 +144,9 @@ class Emulator:
         log = open(self.data / "emulator.log", "ab")  # noqa: SIM115 - the child owns it
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "stripebench.cli", "emulator", "serve", "--host",
-                 "127.0.0.1", "--port", port, "--seed", str(self._seed), "--data",
+                # --no-landing: the page lists every account's keys; trials never see it
+                [sys.executable, "-m", "stripebench.cli", "emulator", "serve", "--no-landing",
+                 "--host", "127.0.0.1", "--port", port, "--seed", str(self._seed), "--data",
                  str(self.data / "state")],
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 preexec_fn=_die_with_parent if self._die_with_parent else None,

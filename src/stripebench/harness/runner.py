@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..docs import guide_pages
 from ..rundir import (
     has_meta,
     load_result,
@@ -40,6 +39,15 @@ class RunError(ValueError):
     pass
 
 
+class RunStopped(RunError):
+    """The run stopped before its end (the model endpoint failed): exit 1, not 2."""
+
+
+# Statuses that stop the run: the endpoint is down or refusing, so every later trial
+# would fail the same way after its retries.
+STOPS_THE_RUN = ("endpoint_unreachable", "provider_refused")
+
+
 @dataclass
 class RunPlan:
     out: Path
@@ -55,6 +63,7 @@ class RunPlan:
     max_turns: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     interventions: Interventions = field(default_factory=Interventions)
+    provenance: dict[str, Any] = field(default_factory=dict)  # what the run is (provenance.py)
 
     def __post_init__(self) -> None:
         # Trials run setup commands and services from other directories: a relative
@@ -77,19 +86,18 @@ def prepare(plan: RunPlan) -> dict[str, Any]:
         meta["tasks"] = sorted(set(meta["tasks"]) | {t.id for t in plan.tasks})
         meta["attempts"] = max(meta["attempts"], plan.attempts)
         meta.setdefault("resumed", []).append(time.time())
-        guides = guide_pages.corpus_hash()
-        if guides != meta.get("guides_sha256"):
-            # Guides fixed between the sessions: trials may have read either corpus.
-            meta.setdefault("guides_sha256_resumed", []).append(guides)
+        if plan.provenance and plan.provenance != meta.get("provenance"):
+            # reports warn: the trials of this run were not all made by the same thing
+            meta.setdefault("resumed_provenance", []).append(plan.provenance)
     else:
         plan.out.mkdir(parents=True, exist_ok=True)
         meta = {"run_id": f"{plan.out.name}-{secrets.token_hex(3)}", "name": plan.out.name,
                 "agent": plan.agent_name, "model": plan.model,
                 "tasks": [t.id for t in plan.tasks], "attempts": plan.attempts,
-                "sandbox": plan.sandbox, "created": time.time(),
-                "guides_sha256": guide_pages.corpus_hash(), **plan.extra,
+                "sandbox": plan.sandbox, "created": time.time(), **plan.extra,
                 **({"label": plan.interventions.label} if plan.interventions.label else {}),
-                "interventions": _prepare_interventions(plan)}
+                "interventions": _prepare_interventions(plan),
+                **({"provenance": plan.provenance} if plan.provenance else {})}
     write_meta(plan.out, meta)
     return meta
 
@@ -129,8 +137,10 @@ def pending(plan: RunPlan) -> tuple[list[tuple[Task, int]], int]:
 
 def execute(plan: RunPlan, make_agent: Callable[[], Agent],
             on_result: Callable[[dict[str, Any]], None] | None = None,
-            emulator: Emulator | None = None) -> list[dict[str, Any]]:
-    """Run every pending trial; return the results of the trials run now."""
+            emulator: Emulator | None = None,
+            on_start: Callable[[str, int], None] | None = None) -> list[dict[str, Any]]:
+    """Run every pending trial; return the results of the trials run now. `on_start`
+    (task id, attempt) is called as each trial begins (progress)."""
     meta = prepare(plan)
     todo, _ = pending(plan)
     if not todo:
@@ -147,12 +157,17 @@ def execute(plan: RunPlan, make_agent: Callable[[], Agent],
     lock = threading.Lock()
 
     broken: list[str] = []
+    endpoint_failed: list[dict[str, Any]] = []
 
     def one(task: Task, attempt: int) -> dict[str, Any] | None:
         folder = trial_dir(plan.out, task.id, attempt)
         lost: list[str] = []
-        while not broken:
+        while not broken and not endpoint_failed:
+            if on_start is not None and not lost:
+                on_start(task.id, attempt)
             result = run_trial(task, attempt, folder, make_agent(), emulator, config)
+            if result["status"] in STOPS_THE_RUN:
+                endpoint_failed.append(result)
             if result["status"] != "emulator_error":
                 if lost:  # say so in the record of the try that counts
                     result["notes"] += [f"redone after the emulator died: {e}" for e in lost]
@@ -184,4 +199,13 @@ def execute(plan: RunPlan, make_agent: Callable[[], Agent],
                        f"({broken[0]}){log}. The trials it took down are recorded as "
                        f"emulator_error; after fixing the cause: stripebench run --resume "
                        f"--retry-errors --out {plan.out}")
+    if endpoint_failed:
+        first = endpoint_failed[0]
+        skipped = len(todo) - len(results)
+        raise RunStopped(
+            f"the run stopped: {first['task']} #{first['attempt']} ended "
+            f"{first['status']} ({str(first.get('error') or '').splitlines()[0][:300]}). "
+            f"{len(endpoint_failed)} trial(s) are recorded as errors (not scores), "
+            f"{skipped} were not started; when the endpoint works again: stripebench run "
+            f"--resume --retry-errors --out {plan.out} (with the same agent and model)")
     return results

@@ -293,7 +293,9 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
             record["model"] = record["model"] or outcome.model
             record["agent_extra"]["model_used"] = outcome.model
         record["status"] = {"completed": "completed", "turn_limit": "turn_limit",
-                            "timeout": "agent_timeout"}.get(outcome.status, "agent_error")
+                            "timeout": "agent_timeout", "endpoint_unreachable":
+                            "endpoint_unreachable", "provider_refused": "provider_refused"
+                            }.get(outcome.status, "agent_error")
         transcript.add("end", status=record["status"], error=outcome.error)
         toolbox.close()
         sandbox.stop()  # the agent's leftover processes die here, before grading

@@ -3,7 +3,9 @@ the report `stripebench run` writes into a finished run."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -30,27 +32,42 @@ def write_reports(out: Path) -> None:
     (out / "report.html").write_text(html_page.page(summaries))
 
 
+def run_summary(out: Path) -> dict[str, Any]:
+    """A finished run in `report --json`'s shape (what `run --json` prints)."""
+    return report.as_json([summarize(load_run(out))])
+
+
 def report_command(
     runs: list[Path] = typer.Argument(..., help="Run directories."),
     markdown: Path | None = typer.Option(None, "--markdown", help="Write Markdown here."),
-    csv: Path | None = typer.Option(None, "--csv", help="Write CSV here."),
+    csv: Path | None = typer.Option(None, "--csv", help="Write CSV here (Stripe's "
+                                    "published columns: one row a task, best of N)."),
+    trials_csv: Path | None = typer.Option(None, "--trials-csv", help="Write one row a "
+                                           "trial here (task, attempt, model, reward, "
+                                           "subscores, turns, tokens, cost, time, status)."),
     html: Path | None = typer.Option(None, "--html", help="Write the HTML page here."),
     quiet: bool = typer.Option(False, help="No terminal table."),
+    as_json: bool = typer.Option(False, "--json", help="Print the scores as JSON (no "
+                                 "table; files are still written, named on stderr)."),
 ) -> None:
-    """Best-of-N per task, category means and turn ranges, as tables, CSV and HTML."""
+    """Best-of-N per task, category means and turn ranges; every attempt's mean ± standard
+    error, strict rate (reward exactly 1.0), pass@k and pass^k; as tables, CSV and HTML."""
     try:
         summaries = [summarize(load_run(r)) for r in runs]
     except RunNotFound as exc:
         raise _fail(str(exc)) from None
-    if not quiet:
+    if as_json:
+        typer.echo(json.dumps(report.as_json(summaries), indent=2))
+    elif not quiet:
         report.terminal(summaries)
     for target, text in ((markdown, lambda: report.markdown(summaries)),
                          (csv, lambda: report.csv_text(summaries)),
+                         (trials_csv, lambda: report.trials_csv(summaries)),
                          (html, lambda: html_page.page(summaries))):
         if target is not None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text())
-            typer.echo(f"wrote {target}")
+            typer.echo(f"wrote {target}", err=as_json)
 
 
 def compare_command(

@@ -9,7 +9,7 @@ from ..rundir import describe
 from . import stats
 from .compare import DESCRIPTIVE_RESAMPLES, METRICS, Comparison, arm_label, fmt, interval
 from .html import STYLE
-from .store import Run, unsealed_line
+from .store import Run, warnings
 
 PLOT_WIDTH = 420
 
@@ -22,7 +22,7 @@ def _unsealed(comparisons: list[Comparison]) -> list[str]:
     runs: list[Run] = []
     for c in comparisons:
         runs += [run for run in (c.a, c.b) if all(run is not seen for seen in runs)]
-    return unsealed_line(runs)
+    return warnings(runs)
 
 
 def _arms(c: Comparison) -> list[str]:

@@ -15,7 +15,7 @@ from ..rundir import counts
 from ..rundir.transcript import read
 from .aggregate import RunSummary
 from .report import interventions, pct, tamper_lines, turn_range, unhelpful_queries
-from .store import unsealed_line
+from .store import warnings
 
 COLORS = ["#635bff", "#00a67e", "#f5a623", "#e5424d", "#0a84ff", "#8e44ad"]
 STYLE = """
@@ -106,7 +106,7 @@ def transcript_html(folder: Path) -> str:
 
 def page(summaries: list[RunSummary]) -> str:
     body = [f"<p class=err><b>{escape(line)}</b></p>"
-            for line in unsealed_line([s.run for s in summaries])]
+            for line in warnings([s.run for s in summaries])]
     body.append("<h1>stripebench results</h1>")
     changed = interventions(summaries)
     if changed:

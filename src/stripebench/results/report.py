@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from typing import Any
 
 from rich.console import Console
@@ -13,10 +14,14 @@ from rich.table import Table
 from ..docs.log import unhelpful_queries as judge
 from ..rundir import describe, tamper
 from ..rundir.transcript import read
+from . import reliability as rel
 from .aggregate import RunSummary
-from .store import Run, unsealed_line
+from .store import Run, warnings
 
 CSV_COLUMNS = ["eval name", "model", "run ID", "score", "turn count"]
+TRIAL_COLUMNS = ["run", "task", "category", "attempt", "model", "status", "reward",
+                 "subscores", "turns", "input_tokens", "output_tokens", "cost_usd",
+                 "wall_seconds"]
 
 
 def pct(value: float | None) -> str:
@@ -57,7 +62,7 @@ def interventions(summaries: list[RunSummary]) -> list[str]:
 
 
 def markdown(summaries: list[RunSummary]) -> str:
-    lines = [f"**{line}**" for line in unsealed_line([s.run for s in summaries])]
+    lines = [f"**{line}**" for line in warnings([s.run for s in summaries])]
     lines += ["# stripebench results", ""]
     changed = interventions(summaries)
     if changed:
@@ -79,6 +84,7 @@ def markdown(summaries: list[RunSummary]) -> str:
             parts = ", ".join(f"{k} {pct(v)}" for k, v in t.parts.items())
             lines.append(f"| {s.run.label} | {t.task} | {t.category} | {pct(t.score)} | "
                          f"{'—' if t.turns is None else t.turns} | {_attempts(t)} | {parts} |")
+    lines += reliability_markdown(summaries)
     left_out = [(s, t) for s in summaries for t in s.tasks if t.left_out]
     if left_out:
         lines += ["", "## Tasks not measured (every attempt left out: not in the means)", ""]
@@ -111,7 +117,7 @@ def markdown(summaries: list[RunSummary]) -> str:
 
 def terminal(summaries: list[RunSummary]) -> None:
     console = Console()
-    for line in unsealed_line([s.run for s in summaries]):
+    for line in warnings([s.run for s in summaries]):
         console.print(f"[b red]{line}[/b red]")
     for line in interventions(summaries):
         console.print(f"Intervention: {line}", markup=False)
@@ -133,6 +139,7 @@ def terminal(summaries: list[RunSummary]) -> None:
                          turn_range(c.turn_min, c.turn_max))
         cats.add_row("[b]all[/b]", f"[b]{pct(s.mean)}[/b]", "", "")
         console.print(cats)
+        console.print(reliability_table(s))
         for e in s.errors:
             first = (e.get("error") or "").splitlines()[:1]
             console.print(f"[red]{e['task']} #{e['attempt']}: {e['status']}[/red] "
@@ -187,3 +194,79 @@ def unhelpful_queries(runs: list[Run]) -> list[dict[str, Any]]:
     return [{"query": u.query, "reason": u.reason, "count": u.count,
              "where": ", ".join(sorted(set(where.get(" ".join(u.query.lower().split()), []))))}
             for u in judge(records)]
+
+
+def reliability_table(summary: RunSummary) -> Table:
+    """Every measured attempt, not only the best: mean ± se, strict rate, pass@k, pass^k."""
+    ks = rel.ks_for(summary)
+    tasks, groups = rel.reliability(summary)
+    table = Table(title="Every attempt (strict: reward exactly 1.0)")
+    table.add_column("Task / category")
+    for column in rel.columns(ks):
+        table.add_column(column, justify="right")
+    for row in tasks:
+        table.add_row(row.name, *rel.cells(row, ks))
+    for row in groups:
+        table.add_row(f"[b]{row.name}[/b]", *rel.cells(row, ks))
+    return table
+
+
+def reliability_markdown(summaries: list[RunSummary]) -> list[str]:
+    lines = ["", "## Every attempt (mean ± standard error, strict = reward exactly 1.0)", ""]
+    for s in summaries:
+        ks = rel.ks_for(s)
+        head = ["Run", "Task / category", *rel.columns(ks)]
+        lines += ["| " + " | ".join(head) + " |",
+                  "|---|---|" + "---:|" * (len(head) - 2)]
+        tasks, groups = rel.reliability(s)
+        for row in tasks:
+            lines.append(f"| {s.run.label} | {row.name} | " + " | ".join(rel.cells(row, ks))
+                         + " |")
+        for row in groups:
+            lines.append(f"| {s.run.label} | **{row.name}** | "
+                         + " | ".join(rel.cells(row, ks)) + " |")
+        lines.append("")
+    return lines
+
+
+def trials_csv(summaries: list[RunSummary]) -> str:
+    """One row a trial: every attempt of every run, whatever its status."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(TRIAL_COLUMNS)
+    for s in summaries:
+        for t in sorted(s.run.trials, key=lambda t: (t["task"], t["attempt"])):
+            reward = t.get("reward")
+            writer.writerow([
+                s.run.label, t["task"], t.get("category", ""), t["attempt"],
+                t.get("model") or s.run.model, t.get("status", ""),
+                "" if reward is None else f"{float(reward):.4f}",
+                json.dumps(t.get("subscores") or {}, sort_keys=True), t.get("turns", ""),
+                t.get("input_tokens", ""), t.get("output_tokens", ""),
+                "" if t.get("cost_usd") is None else t["cost_usd"],
+                t.get("wall_seconds", "")])
+    return out.getvalue()
+
+
+def as_json(summaries: list[RunSummary]) -> dict[str, Any]:
+    """What `report --json` prints: each run's scores (best of N and every attempt)."""
+    runs = []
+    for s in summaries:
+        tasks, groups = rel.reliability(s)
+        attempts = {row.name: row for row in tasks}
+        runs.append({
+            "run": str(s.run.path), "run_id": s.run.run_id, "label": s.run.label,
+            "agent": s.run.meta.get("agent"), "model": s.run.meta.get("model"),
+            "mean": s.mean, "unsealed": s.run.unsealed,
+            "categories": [{"category": c.category, "mean": c.mean, "tasks": c.tasks,
+                            "scored": c.scored} for c in s.categories],
+            "tasks": [{"task": t.task, "category": t.category, "best": t.score,
+                       "turns": t.turns, "attempts": t.attempts, "valid": t.valid,
+                       "left_out": t.left_out, "statuses": t.statuses,
+                       **({"every_attempt": rel.as_dict(attempts[t.task])}
+                          if t.task in attempts else {})} for t in s.tasks],
+            "every_attempt": [rel.as_dict(row) for row in groups],
+            "errors": [{"task": e["task"], "attempt": e["attempt"], "status": e["status"]}
+                       for e in s.errors],
+            "unfinished": s.run.unfinished})
+    return {"warnings": warnings([s.run for s in summaries]), "runs": runs}

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from ..rundir import RunNotFound, load_results, read_meta, trial_dir
+from ..rundir.provenance import differences
 
-__all__ = ["UNSEALED", "Run", "RunNotFound", "load_run", "unsealed_line"]
+__all__ = ["UNSEALED", "Run", "RunNotFound", "load_run", "unsealed_line", "warnings"]
 
 UNSEALED = "unsealed: scores are not comparable"
 
@@ -65,3 +66,14 @@ def unsealed_line(runs: list[Run]) -> list[str]:
     """The warning every report opens with when any trial of a run was not sealed."""
     names = [run.label for run in runs if run.unsealed]
     return [f"{UNSEALED} ({', '.join(names)})"] if names else []
+
+
+def warnings(runs: list[Run]) -> list[str]:
+    """Every report's opening warnings: unsealed trials, then each way the runs put
+    together were not made by the same benchmark (rundir/provenance.py)."""
+    labels = [run.label for run in runs]
+    names = [f"{label} ({run.path.name})" if labels.count(label) > 1 else label
+             for label, run in zip(labels, runs, strict=True)]
+    return unsealed_line(runs) + [f"not the same benchmark: {line}" for line in
+                                  differences(list(zip(names, [r.meta for r in runs],
+                                                       strict=True)))]

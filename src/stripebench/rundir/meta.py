@@ -2,9 +2,9 @@
 arm's interventions), read and written here; and the run's finished trial records.
 
 Keys: schema (absent before 1), run_id, name, agent, model, tasks, attempts, sandbox,
-created, resumed (times), label, interventions (see `describe`), guides_sha256 (the
-guide corpus the docs tool served, `docs.guide_pages.corpus_hash`; a resume under other
-guides appends to guides_sha256_resumed), plus the agent's
+created, resumed (times), label, interventions (see `describe`), provenance (what made
+the run: versions, hashes of the tasks and of the guide corpus the docs tool served; a
+resume made by something else appends to resumed_provenance), plus the agent's
 options (context_budget, ...).
 """
 

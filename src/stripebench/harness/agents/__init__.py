@@ -24,13 +24,31 @@ class AgentError(ValueError):
     pass
 
 
+DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-5"}
+
+
 def default_agent() -> tuple[str, str | None]:
     """What `make run` uses: a model when an API key is set, the oracle otherwise."""
-    if os.environ.get("ANTHROPIC_API_KEY"):
-        return "anthropic", os.environ.get("STRIPEBENCH_MODEL", "claude-sonnet-4-5")
-    if os.environ.get("OPENAI_API_KEY"):
-        return "openai", os.environ.get("STRIPEBENCH_MODEL", "gpt-5")
-    return "oracle", None
+    name, model, _ = default_agent_why()
+    return name, model
+
+
+def default_agent_why() -> tuple[str, str | None, str]:
+    """`default_agent` and, in a sentence, which variable chose it and how to choose
+    another."""
+    model_why = ("STRIPEBENCH_MODEL" if os.environ.get("STRIPEBENCH_MODEL") else
+                 "the default; STRIPEBENCH_MODEL=... or --model for another")
+    for name in ("anthropic", "openai"):
+        key = f"{name.upper()}_API_KEY"
+        if os.environ.get(key):
+            model = os.environ.get("STRIPEBENCH_MODEL") or DEFAULT_MODELS[name]
+            other = ("; OPENAI_API_KEY is set too but ANTHROPIC_API_KEY comes first"
+                     if name == "anthropic" and os.environ.get("OPENAI_API_KEY") else "")
+            return name, model, (f"chosen because {key} is set{other}; model {model} "
+                                 f"({model_why}); --agent NAME for another agent")
+    return "oracle", None, ("chosen because neither ANTHROPIC_API_KEY nor OPENAI_API_KEY "
+                            "is set (the reference solutions); set one, or --agent NAME, "
+                            "to run a model")
 
 
 def make_agent(name: str, model: str | None = None, *, script: Path | None = None,
@@ -57,5 +75,5 @@ def make_agent(name: str, model: str | None = None, *, script: Path | None = Non
     raise AgentError(f"unknown agent {name!r}; known: {', '.join(names())}")
 
 
-__all__ = ["Agent", "AgentContext", "AgentError", "AgentOutcome", "default_agent", "make_agent",
-           "names"]
+__all__ = ["Agent", "AgentContext", "AgentError", "AgentOutcome", "default_agent",
+           "default_agent_why", "make_agent", "names"]

@@ -32,7 +32,8 @@ class AgentContext:
 
 @dataclass
 class AgentOutcome:
-    status: str = "completed"  # completed | turn_limit | timeout | error
+    # completed | turn_limit | timeout | error | endpoint_unreachable | provider_refused
+    status: str = "completed"
     turns: int = 0
     input_tokens: int = 0
     output_tokens: int = 0

@@ -9,6 +9,7 @@ from typing import Any
 from ..prompt import system_prompt
 from .base import AgentContext, AgentOutcome
 from .context import ContextBudget
+from .preflight import endpoint, failure_status
 from .pricing import cost
 from .providers import AnthropicConversation, OpenAIConversation, Reply, retryable
 
@@ -97,7 +98,17 @@ class ModelAgent:
             if budget is not None:
                 self._fit(budget, conversation, ctx, outcome)
                 sent = budget.raw(conversation.messages, conversation.overhead_chars)
-            reply = self._step(conversation, ctx, outcome)
+            try:
+                reply = self._step(conversation, ctx, outcome)
+            except Exception as exc:
+                status = failure_status(exc)
+                if status is None:
+                    raise  # the agent's own failure: agent_error
+                # the endpoint's: an error to redo (--resume --retry-errors), not a score
+                outcome.status = status
+                outcome.error = (f"{endpoint(self.name, self.base_url)}: "
+                                 f"{type(exc).__name__}: {exc}")[:1000]
+                break
             if budget is not None:
                 budget.calibrate(sent, reply.input_tokens)
             outcome.turns += 1
