@@ -98,6 +98,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "harness/agents/test_cli_registry.py": (),
     "harness/agents/clis/test_goose.py": (),
     "harness/test_harness.py": (),
+    "harness/test_one_composition.py": ("slow",),
     "harness/test_first_hour_runs.py": ("slow",),
     "harness/test_harness_emulator_salt.py": (),
     "harness/test_harness_requests.py": (),

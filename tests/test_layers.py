@@ -221,9 +221,11 @@ def test_every_function_local_import_says_why() -> None:
 def test_the_checker_sees_what_it_must() -> None:
     """The contract's own parser: relative imports, `from pkg import module`, TYPE_CHECKING
     and function-local imports all become edges."""
-    mine = {(i.target, i.local) for i in IMPORTS if i.source == "stripebench.harness.trial"}
+    mine = {(i.target, i.local) for i in IMPORTS if i.source == "stripebench.harness.phases"}
     assert ("stripebench.rundir", False) in mine
     assert ("stripebench.sandbox.safe_files", False) in mine  # from ..sandbox import module
+    trial = {i.target for i in IMPORTS if i.source == "stripebench.harness.trial"}
+    assert "stripebench.harness.phases" in trial  # from . import phases
     command = {(i.target, i.local) for i in IMPORTS if i.source == "stripebench.harness.cli"}
     assert ("stripebench.harness.runner", True) in command
     guarded = {i.target for i in IMPORTS if i.source == "stripebench.emulator.web"}

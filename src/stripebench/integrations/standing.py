@@ -1,11 +1,11 @@
 """A trial that stands open while another framework runs the agent.
 
 `stripebench run` owns its agent loop (`harness.trial.run_trial`). Inspect and Harbor
-bring their own, so the trial is split at the agent: `open_trial` does run_trial's
-set-up (workdir, emulator account, fixtures, the hidden setup, services, webhook routes,
-prompt and mcp.json) and `grade_trial` its grading (stop what the agent left running,
-snapshot the account, then `grading_room.grade_submission`: the services restart and the
-hidden grader runs in the sealed room), both with the harness's own functions.
+bring their own, so the trial's phases (harness/phases.py, the same functions run_trial
+composes) are split at the agent: `open_trial` is set-up and the agent's room (workdir,
+account, fixtures, the hidden setup, services, webhook routes, prompt and mcp.json),
+`grade_trial` keeps the submission and grades it in the sealed room, `close_trial`
+releases what is left.
 
 The trial's room is a sandbox kind as `stripebench run --sandbox` takes it: `auto`
 (bubblewrap wherever it can create namespaces), `bwrap` or `local`. The agent's commands
@@ -27,28 +27,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..harness import fixtures as fixture_mod
+from ..harness import phases
 from ..harness.emulator import Account, Emulator
-from ..harness.grading_room import grade_submission
 from ..harness.prompt import task_prompt
-from ..harness.sandbox import RunAs, Sandbox, choose_kind, make_sandbox
+from ..harness.sandbox import RunAs, Sandbox, choose_kind
 from ..harness.task import Task
 from ..harness.trial import (
-    agent_env,
     apply_breaches,
     note_sandbox_end,
     processes_in,
-    route_webhooks,
-    run_setup,
-    service_env,
-    service_ports,
-    setup_accounts,
-    start_services,
-    submission_changes,
-    write_json_atomic,
 )
 from ..rundir import SCORED, new_record, write_result
-from ..sandbox import safe_files
 
 
 class TrialSetupError(RuntimeError):
@@ -72,6 +61,12 @@ class StandingTrial:
     record: dict[str, Any] = field(default_factory=dict)
     sandbox_kind: str = "local"          # bwrap | local: the agent's room and the grader's
     run_as: RunAs | None = None          # a local room's user for the agent's code
+    requests: dict[str, int] = field(default_factory=dict)  # phase -> its first request
+
+    def prepared(self) -> phases.Prepared:
+        """The set-up's result, as the phases take it."""
+        return phases.Prepared(self.task, self.attempt, self.trial_dir, self.workdir,
+                               self.account, self.env, self.ports, self.sandbox_kind)
 
     @property
     def sealed(self) -> bool:
@@ -124,59 +119,29 @@ def open_trial(task: Task, emulator: Emulator, trial_dir: Path, workdir: Path, *
     if kind == "bwrap" and run_as is not None:
         raise ValueError("run_as is for a local room; a bubblewrap room has its own walls")
     trial_dir.mkdir(parents=True, exist_ok=True)
-    if copy_environment and task.environment.is_dir():
-        shutil.copytree(task.environment, workdir, symlinks=True, dirs_exist_ok=True)
-    workdir.mkdir(parents=True, exist_ok=True)
-    account = emulator.create_account(emulator.trial_account_id(task.id, attempt),
-                                      task.api_version)
+    requests: dict[str, int] = {}
     try:
-        emulator.route_webhooks(account.id, {})  # nothing reachable until the services run
-        try:
-            refs = fixture_mod.seed(emulator.base, account.secret_key, task.fixtures,
-                                    task.api_version)
-        except Exception as exc:  # noqa: BLE001 - a failing fixture names its call
-            raise TrialSetupError(f"seeding the fixtures failed: {exc}") from None
-        write_json_atomic(trial_dir / "fixtures.json", refs)
-        write_json_atomic(trial_dir / "stripe_seed.json", emulator.snapshot(account.id))
-        ports = service_ports(task, "fixed" if fixed_ports else kind)
-        env = {**agent_env(account, emulator), **service_env(task, ports)}
-        if task.setup_command:
-            try:
-                run_setup(task, workdir, env, emulator, trial_dir)
-            except Exception as exc:  # noqa: BLE001 - the harness's _Stop carries why
-                raise TrialSetupError(str(exc)) from None
-        options: dict[str, Any] = {"run_as": run_as} if run_as is not None else {}
-        try:
-            room = make_sandbox(kind, workdir, env, clear_on_stop=False,  # see close_trial
-                                **options)
-        except Exception as exc:  # noqa: BLE001 - SandboxError: bwrap would not start
-            raise TrialSetupError(f"the trial's {kind} room could not be made: {exc}") \
-                from None
-        try:
-            start_services(room, task, ports)
-            route_webhooks(emulator, account.id, room, ports)
-        except Exception as exc:  # noqa: BLE001 - SandboxError: which service, its log
-            room.stop()
-            raise TrialSetupError(f"the task's services did not start: {exc}") from None
-    except BaseException:
-        for made in [account.id, *setup_accounts(trial_dir)]:
-            emulator.delete_account(made)
-        raise
-    prompt = task_prompt(task, room.workdir, env, ports)
+        prepared = phases.prepare(task, attempt, trial_dir, workdir, emulator, kind,
+                                  copy_environment=copy_environment, fixed_ports=fixed_ports,
+                                  phases=requests)
+    except phases.TrialStop as exc:
+        raise TrialSetupError(str(exc)) from None
+    try:
+        room = phases.open_room(prepared, emulator, run_as=run_as)
+    except Exception as exc:  # noqa: BLE001 - TrialStop: which service, its log
+        phases.release(prepared, emulator, {"notes": []})
+        what = str(exc) if isinstance(exc, phases.TrialStop) else \
+            f"the trial's {kind} room could not be made: {exc}"
+        raise TrialSetupError(f"the task's services did not start: {what}") from None
+    prompt = task_prompt(task, room.workdir, prepared.env, prepared.ports)
     (trial_dir / "prompt.md").write_text(prompt)
-    mcp_config = trial_dir / "mcp.json"
-    # an MCP server (Inspect's tools, an external agent's) joins this very room
-    attach = getattr(room, "attach_info", lambda: None)()
-    write_json_atomic(mcp_config, {"workdir": str(room.workdir), "sandbox": kind, "env": env,
-                                   "transcript": str(trial_dir / "transcript.jsonl"),
-                                   "deadline_unix": time.time() + task.agent_timeout,
-                                   "attach": attach})
+    mcp_config = phases.write_mcp_config(prepared, room, time.time() + task.agent_timeout)
     record = trial_record(task, attempt, run_id=run_id, agent=agent,
-                          sealed=is_sealed(kind, run_as), account=account.id)
-    record["ports"] = ports
-    return StandingTrial(task, attempt, trial_dir, room.workdir, emulator, account, env,
-                         ports, prompt, mcp_config, task.agent_timeout, room, record,
-                         sandbox_kind=kind, run_as=run_as)
+                          sealed=is_sealed(kind, run_as), account=prepared.account.id)
+    record["ports"] = prepared.ports
+    return StandingTrial(task, attempt, trial_dir, room.workdir, emulator, prepared.account,
+                         prepared.env, prepared.ports, prompt, mcp_config, task.agent_timeout,
+                         room, record, sandbox_kind=kind, run_as=run_as, requests=requests)
 
 
 def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, Any]:
@@ -192,20 +157,15 @@ def grade_trial(trial: StandingTrial, tests: Path | None = None) -> dict[str, An
         trial.sandbox = None  # nothing of the agent's runs in it any more
     kill_processes_in(trial.workdir)  # services the agent restarted itself
     try:
-        task = trial.task if tests is None else _with_tests(trial.task, tests, trial.trial_dir)
-        emulator, account = trial.emulator, trial.account
-        write_json_atomic(trial.trial_dir / "stripe_final.json", emulator.snapshot(account.id))
-        write_json_atomic(trial.trial_dir / "emulator_requests.json",
-                          emulator.requests(account.id))
-        if trial.task.environment.is_dir():
-            record["submission"] = submission_changes(trial.task.environment, trial.workdir)
-        grade_submission(task, trial.trial_dir, trial.workdir, env=trial.env,
-                         ports=trial.ports, sandbox_kind=trial.sandbox_kind, record=record,
-                         webhooks=(emulator, account.id), run_as=trial.run_as)
+        tests_task = None if tests is None else _with_tests(trial.task, tests, trial.trial_dir)
+        prepared = trial.prepared()
+        phases.keep_submission(prepared, trial.emulator, record, trial.requests)
+        phases.grade(prepared, trial.emulator, record, run_as=trial.run_as,
+                     tests_task=tests_task)
     except Exception as exc:  # noqa: BLE001 - recorded (harness_error), as run_trial does
         record["reward"] = None
         record["error"] = f"the trial could not be graded: {type(exc).__name__}: {exc}"
-    clear_privileged_files(trial)
+    phases.clear_privileged(trial.workdir, record)
     apply_breaches(record)
     if record["status"] in SCORED and record["reward"] is None:
         record["status"] = "harness_error"
@@ -221,24 +181,8 @@ def close_trial(trial: StandingTrial) -> None:
     if trial.sandbox is not None:
         trial.sandbox.stop()
     kill_processes_in(trial.workdir)
-    clear_privileged_files(trial)
-    for account_id in [trial.account.id, *setup_accounts(trial.trial_dir)]:
-        try:
-            trial.emulator.delete_account(account_id)
-        except Exception:  # noqa: BLE001 - the emulator may be gone already
-            pass
-
-
-def clear_privileged_files(trial: StandingTrial) -> list[str]:
-    """Set-id bits and file capabilities off every file of the workdir, once nothing of
-    the trial runs (what was cleared goes into the record as tamper evidence)."""
-    if not trial.workdir.is_dir():
-        return []
-    cleared = safe_files.clear_setid_bits(trial.workdir)
-    if cleared:
-        trial.record.setdefault("tamper", {}).setdefault(
-            "privileged_files_cleared", []).extend(cleared)
-    return cleared
+    phases.release(trial.prepared(), trial.emulator, trial.record,
+                   trial.requests if trial.requests else None)
 
 
 def kill_processes_in(workdir: Path) -> None:
