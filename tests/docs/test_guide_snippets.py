@@ -61,9 +61,27 @@ def test_every_snippet_is_run_or_says_why_not() -> None:
         unknown = set(snippet.marker) - {"skip", "wrap", "version", "given", "runtime",
                                          "fresh"}
         assert not unknown, f"{snippet.id}: unknown marker keys {unknown}"
+        assert runner(snippet), f"{snippet.id}: no check runs a {snippet.lang} snippet"
     json_snippets = [s for s in SNIPPETS if s.lang == "json"]
     for snippet in json_snippets:
         json.loads(snippet.code)
+
+
+def runner(snippet: guide_check.Snippet) -> str:
+    """Which check runs the snippet: python and node here, browser in
+    test_guide_browser_snippets.py (HTML, JSX, `runtime=browser`), json is parsed."""
+    if "skip" in snippet.marker:
+        return "skipped"
+    if snippet.lang == "js":
+        return "browser" if snippet.marker.get("runtime") == "browser" else "node"
+    return {"python": "python", "json": "json", "html": "browser", "jsx": "browser"}.get(
+        snippet.lang, "")
+
+
+def test_browser_snippets_are_the_browser_modules() -> None:
+    """The browser module runs exactly the snippets `runner` gives it."""
+    from test_guide_browser_snippets import SNIPPETS as BROWSER
+    assert [s.id for s in BROWSER] == [s.id for s in SNIPPETS if runner(s) == "browser"]
 
 
 def _guide_names(guide: str, names: dict[str, str]) -> dict[str, str]:
