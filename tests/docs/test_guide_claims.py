@@ -153,3 +153,31 @@ def test_account_session_defaults_in_the_connect_guide(client: stripe.StripeClie
         assert not (features.instant_payouts or features.standard_payouts
                     or features.edit_payout_schedule)
         assert features.external_account_collection is True
+
+
+def test_checkout_custom_fields_limits(client: stripe.StripeClient) -> None:
+    """checkout.custom-fields.md: labels up to 50 characters, up to three fields, not in
+    setup mode (https://docs.stripe.com/payments/checkout/custom-fields)."""
+    text = _text("checkout.custom-fields.md")
+    assert "up to 50 characters" in text and "not in `setup` mode" in text
+    assert "up to three extra inputs" in text
+
+    def field(key: str, label: str) -> dict[str, Any]:
+        return {"key": key, "type": "text", "label": {"type": "custom", "custom": label}}
+
+    base: dict[str, Any] = {"mode": "payment", "success_url": "https://example.com/ok",
+                            "line_items": [{"quantity": 1, "price_data": {
+                                "currency": "usd", "unit_amount": 500,
+                                "product_data": {"name": "Tee"}}}]}
+    ok = client.v1.checkout.sessions.create(params={**base, "custom_fields": [
+        field("a", "x" * 50), field("b", "B"), field("c", "C")]})
+    assert [f.label.custom for f in ok.custom_fields][0] == "x" * 50
+    refused = [[field("a", "x" * 51)], [field(k, k) for k in "abcd"]]
+    for fields in refused:
+        with pytest.raises(stripe.InvalidRequestError):
+            client.v1.checkout.sessions.create(params={**base, "custom_fields": fields})
+    with pytest.raises(stripe.InvalidRequestError) as setup:
+        client.v1.checkout.sessions.create(params={
+            "mode": "setup", "currency": "usd", "success_url": "https://example.com/ok",
+            "custom_fields": [field("a", "A")]})
+    assert setup.value.param == "custom_fields"
