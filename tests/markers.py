@@ -100,6 +100,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "harness/test_harness.py": (),
     "harness/test_one_composition.py": ("slow",),
     "harness/test_first_hour_runs.py": ("slow",),
+    "harness/test_setup_retry.py": ("slow",),
     "harness/test_harness_emulator_salt.py": (),
     "harness/test_harness_requests.py": (),
     "harness/test_harness_browser.py": ("browser",),

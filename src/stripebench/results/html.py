@@ -14,7 +14,14 @@ from typing import Any
 from ..rundir import counts
 from ..rundir.transcript import read
 from .aggregate import RunSummary
-from .report import interventions, pct, tamper_lines, turn_range, unhelpful_queries
+from .report import (
+    interventions,
+    pct,
+    setup_retry_lines,
+    tamper_lines,
+    turn_range,
+    unhelpful_queries,
+)
 from .store import warnings
 
 COLORS = ["#635bff", "#00a67e", "#f5a623", "#e5424d", "#0a84ff", "#8e44ad"]
@@ -132,6 +139,11 @@ def page(summaries: list[RunSummary]) -> str:
     body.append("</table>")
     for s in summaries:
         body.append(_run_section(s))
+    retried = setup_retry_lines(summaries)
+    if retried:
+        body.append("<h2>Trials whose set-up was retried (setup.log in the trial folder)"
+                    "</h2><ul>" + "".join(f"<li>{escape(line)}</li>" for line in retried)
+                    + "</ul>")
     evidence = tamper_lines(summaries)
     if evidence:
         body.append("<h2>Tamper evidence (the walls held; the agent tried)</h2><ul class=err>"
