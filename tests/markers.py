@@ -121,6 +121,7 @@ MARKERS: dict[str, tuple[str, ...]] = {
     "routing/test_routing.py": ("browser", "node"),
     "integrations/test_harbor_export.py": ("slow",),
     "integrations/test_inspect.py": (),
+    "integrations/test_inspect_log_export.py": ("slow",),
     "integrations/test_inspect_sandbox.py": ("slow",),
     "integrations/test_standing.py": (),
     "results/test_compare.py": (),
