@@ -13,6 +13,7 @@ from typing import Any
 
 from ..rundir import counts
 from ..rundir.transcript import read
+from . import reliability as rel
 from .aggregate import RunSummary
 from .report import (
     interventions,
@@ -169,9 +170,27 @@ def _run_section(s: RunSummary) -> str:
                    f"<td class=num>{pct(t.score)}</td><td class=num>"
                    f"{'—' if t.turns is None else t.turns}</td><td class=num>{t.valid}/"
                    f"{t.attempts}</td><td>{parts}</td></tr>")
-    out.append("</table><h3>Trials</h3>")
+    out.append("</table>")
+    out.append(reliability_section(s))
+    out.append("<h3>Trials</h3>")
     for trial in run.trials:
         out.append(_trial(run.trial_dir(trial), trial))
+    return "".join(out)
+
+
+def reliability_section(s: RunSummary) -> str:
+    """Every measured attempt, not only the best (results/reliability.py): per task, then
+    per category and overall, mean ± standard error, strict rate, pass@k and pass^k."""
+    ks = rel.ks_for(s)
+    tasks, groups = rel.reliability(s)
+    head = "".join(f"<th>{escape(c)}</th>" for c in ["Task / category", *rel.columns(ks)])
+    out = ["<h3>Every attempt (mean ± standard error, strict = reward exactly 1.0)</h3>",
+           f"<table class=attempts><tr>{head}</tr>"]
+    for row in tasks + groups:
+        name = escape(row.name) if row in tasks else f"<b>{escape(row.name)}</b>"
+        out.append(f"<tr><td>{name}</td>" + "".join(
+            f"<td class=num>{escape(cell)}</td>" for cell in rel.cells(row, ks)) + "</tr>")
+    out.append("</table>")
     return "".join(out)
 
 
