@@ -155,7 +155,7 @@ def terminal(summaries: list[RunSummary]) -> None:
                           f"stripebench run --resume --out {s.run.path}[/yellow]",
                           markup=True)
     for line in setup_retry_lines(summaries):
-        console.print(f"[yellow]set-up retried:[/yellow] {escape(line)}")
+        console.print(f"[yellow]{escape(line)}[/yellow]")
     for line in tamper_lines(summaries):
         console.print(f"[b yellow]tamper evidence:[/b yellow] {escape(line)}")
     queries = unhelpful_queries([s.run for s in summaries])
@@ -186,7 +186,8 @@ def setup_retry_lines(summaries: list[RunSummary]) -> list[str]:
         for trial in sorted(s.run.trials, key=lambda t: (t["task"], t["attempt"])):
             retries = int(trial.get("setup_retries") or 0)
             if retries:
-                why = next((n for n in trial.get("notes") or []
+                why = next((n.removeprefix("set-up retried: ")
+                            for n in trial.get("notes") or []
                             if n.startswith("set-up retried")), "")
                 lines.append(f"{s.run.label}: {trial['task']} #{trial['attempt']}: set-up "
                              f"retried {retries}x, then {trial.get('status')}"
