@@ -7,14 +7,18 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 from stripebench.results import load_run, summarize
 from stripebench.results.html import page
 from stripebench.results.report import csv_text, markdown
+
+STRIPEBENCH = str(Path(sys.executable).parent / "stripebench")
 
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
                     "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
@@ -198,3 +202,76 @@ def test_tamper_evidence_is_flagged_in_every_report(tmp_path: Path) -> None:
     assert "Tamper evidence" in page(summaries) and "netrc.py" in page(summaries)
     clean = [summarize(load_run(write_run(tmp_path / "c", "m", [quiet])))]
     assert "Tamper evidence" not in markdown(clean) + page(clean)
+
+
+class _Tables(HTMLParser):
+    """The rows (cell texts) of each <table class=attempts> of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self.inside = False
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table" and ("class", "attempts") in attrs:
+            self.inside = True
+            self.tables.append([])
+        elif self.inside and tag == "tr":
+            self.tables[-1].append([])
+        elif self.inside and tag in ("td", "th"):
+            self.cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self.inside = False
+        elif self.inside and tag in ("td", "th") and self.cell is not None:
+            self.tables[-1][-1].append("".join(self.cell).strip())
+            self.cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def test_the_html_report_shows_every_attempt_as_the_terminal_and_markdown_do(
+        tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", "claude-x", [
+        trial("checkout", 1, 1.0, 30, category="full-stack"),
+        trial("checkout", 2, 0.8, 30, category="full-stack"),
+        trial("checkout", 3, 1.0, 30, category="full-stack"),
+        trial("upgrade", 1, 1.0, 10),
+        trial("upgrade", 2, 1.0, 10),
+        trial("upgrade", 3, None, 0, status="agent_timeout"),  # measured: worth 0
+    ])
+    meta = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**meta, "attempts": 3,
+                                              "tasks": ["checkout", "upgrade"]}))
+    out = tmp_path / "out"
+    done = subprocess.run([STRIPEBENCH, "report", str(run), "--html", str(out / "r.html"),
+                           "--markdown", str(out / "r.md")],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    parser = _Tables()
+    parser.feed((out / "r.html").read_text())
+    assert len(parser.tables) == 1
+    head, *rows = parser.tables[0]
+    assert head == ["Task / category", "Trials", "Mean ± se", "Strict (=1.0)", "pass@3",
+                    "pass^3"]
+    by_name = {row[0]: row[1:] for row in rows}
+    assert list(by_name) == ["checkout", "upgrade", "backend", "full-stack", "all"]
+    # checkout: (1, .8, 1): mean 93.3%, se 6.7, 2 of 3 strict; pass@3 100%, pass^3 0%
+    assert by_name["checkout"] == ["3", "93.3% ± 6.7", "66.7%", "100.0%", "0.0%"]
+    assert by_name["upgrade"] == ["3", "66.7% ± 33.3", "66.7%", "100.0%", "0.0%"]
+    assert by_name["all"][:3] == ["6", "80.0% ± 17.0", "66.7%"]
+    # the same numbers as the Markdown report and the terminal table
+    markdown_rows = [line for line in (out / "r.md").read_text().splitlines()
+                     if line.startswith("| anthropic:claude-x | ") and "±" in line]
+    for name, cells in by_name.items():
+        row = next(line for line in markdown_rows
+                   if line.split(" | ")[1].strip("* ") == name)
+        assert [c.strip() for c in row.strip("| ").split(" | ")[2:]] == cells
+    terminal_row = next(line for line in done.stdout.splitlines()
+                        if "checkout" in line and "±" in line)
+    assert all(cell in terminal_row for cell in by_name["checkout"])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..rundir import write_json_atomic
-from ..rundir.layout import REQUESTS
+from ..rundir.layout import REQUESTS, SETUP_LOG
 from ..sandbox import safe_files
 from ..sandbox.limits import DEFAULT_LIMITS, Limits
 from . import fixtures as fixture_mod
@@ -86,16 +87,65 @@ def agent_env(account: Any, emulator: Emulator) -> dict[str, str]:
             "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}"}
 
 
+SETUP_TRIES = 2  # a set-up that fails or hangs is tried once more, from scratch
+
+
+class SetupFailed(TrialStop):
+    """The task's set-up command failed or hung (a fresh try may go through)."""
+
+
 def prepare(task: Task, attempt: int, trial_dir: Path, workdir: Path, emulator: Emulator,
             kind: str, *, copy_environment: bool = True, fixed_ports: bool = False,
-            phases: dict[str, int] | None = None) -> Prepared:
+            phases: dict[str, int] | None = None,
+            record: dict[str, Any] | None = None) -> Prepared:
     """Set-up: the environment copied into the workdir, the trial's account created
     (reaching no webhook yet) and seeded, its snapshot kept, the task's hidden set-up
     run. On failure the accounts made are deleted and TrialStop says why. `phases`
-    (name -> first request seq) gets `setup` and `agent`."""
-    if copy_environment and task.environment.is_dir():
-        shutil.copytree(task.environment, workdir, symlinks=True, dirs_exist_ok=True)
-    workdir.mkdir(parents=True, exist_ok=True)
+    (name -> first request seq) gets `setup` and `agent`.
+
+    A set-up command that fails or hangs past its timeout is tried once more, from
+    scratch, once the first try's processes are killed and its accounts (the trial's
+    and those the set-up listed) deleted: `record` (its `setup_retries` and `notes`)
+    says so, and setup.log in the trial folder keeps what every try printed."""
+    for number in range(1, SETUP_TRIES + 1):
+        if copy_environment and task.environment.is_dir():
+            shutil.copytree(task.environment, workdir, symlinks=True, dirs_exist_ok=True)
+        workdir.mkdir(parents=True, exist_ok=True)
+        try:
+            return _prepare_once(task, attempt, trial_dir, workdir, emulator, kind,
+                                 fixed_ports=fixed_ports, phases=phases,
+                                 try_number=number)
+        except SetupFailed as failed:
+            if number == SETUP_TRIES:
+                if number > 1:
+                    raise SetupFailed(f"{failed} (on its retry too; setup.log has both "
+                                      "tries)") from None
+                raise
+            if record is not None:
+                record["setup_retries"] = record.get("setup_retries", 0) + 1
+                record.setdefault("notes", []).append(
+                    f"set-up retried: try {number}: {failed}; its processes were killed and "
+                    f"its accounts deleted before try {number + 1} (setup.log keeps both)"
+                    [:1500])
+            for leftover in (SETUP_ACCOUNTS, "setup.json"):
+                (trial_dir / leftover).unlink(missing_ok=True)
+            if copy_environment and task.environment.is_dir():
+                _empty(workdir)  # the next try starts from the environment again
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _empty(folder: Path) -> None:
+    """Remove what is in `folder`, keeping the folder (it may be a mount: the quota)."""
+    for entry in folder.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
+
+def _prepare_once(task: Task, attempt: int, trial_dir: Path, workdir: Path,
+                  emulator: Emulator, kind: str, *, fixed_ports: bool,
+                  phases: dict[str, int] | None, try_number: int) -> Prepared:
     account = emulator.create_account(emulator.trial_account_id(task.id, attempt),
                                       task.api_version)
     try:
@@ -112,7 +162,7 @@ def prepare(task: Task, attempt: int, trial_dir: Path, workdir: Path, emulator: 
         ports = service_ports(task, "fixed" if fixed_ports else kind)
         env = {**agent_env(account, emulator), **service_env(task, ports)}
         if task.setup_command:
-            run_setup(task, workdir, env, emulator, trial_dir)
+            run_setup(task, workdir, env, emulator, trial_dir, try_number=try_number)
         if phases is not None:
             phases["agent"] = emulator.request_total(account.id) + 1  # the services on
     except BaseException:
@@ -240,8 +290,11 @@ def setup_accounts(trial_dir: Path) -> list[str]:
 
 
 def run_setup(task: Task, workdir: Path, env: dict[str, str], emulator: Emulator,
-              trial_dir: Path) -> None:
-    """The task's hidden set-up step: outside the sandbox, with the control plane."""
+              trial_dir: Path, *, try_number: int = 1) -> None:
+    """The task's hidden set-up step: outside the sandbox, with the control plane, in a
+    session of its own. What it prints goes to setup.log in the trial folder as it comes
+    (a hung set-up keeps what it printed); one that fails or outlives its timeout has
+    its whole process group killed and raises SetupFailed."""
     setup_env = {**os.environ, **env, "STRIPEBENCH_WORKDIR": str(workdir),
                  "STRIPEBENCH_CONTROL_TOKEN": emulator.control_token or "",
                  # what the setup leaves here reaches the grader (never the agent)
@@ -249,13 +302,36 @@ def run_setup(task: Task, workdir: Path, env: dict[str, str], emulator: Emulator
                  # accounts the setup creates (one id a line) are deleted at teardown
                  "STRIPEBENCH_SETUP_ACCOUNTS": str(trial_dir / SETUP_ACCOUNTS),
                  "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '/usr/bin')}"}
+    log_path = trial_dir / SETUP_LOG
+    with log_path.open("a", encoding="utf-8") as log:
+        log.write(f"--- try {try_number} ---\n" if try_number > 1 else "")
+        log.write(f"$ {task.setup_command}\n")
+        log.flush()
+        process = subprocess.Popen(task.setup_command or "", shell=True, cwd=task.path,
+                                   env=setup_env, stdin=subprocess.DEVNULL, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            code: int | None = process.wait(timeout=task.setup_timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+        except BaseException:
+            kill_group(process)
+            raise
+        if code != 0:  # what it started dies with it
+            kill_group(process)
+        log.write(f"\nexit code {code}\n" if code is not None else
+                  f"\ntimed out after {task.setup_timeout:g}s: killed\n")
+    if code is None:
+        raise SetupFailed(f"the task's setup timed out after {task.setup_timeout:g}s")
+    if code != 0:
+        tail = log_path.read_text(errors="replace")[-1500:]
+        raise SetupFailed(f"the task's setup failed (exit code {code}): {tail}")
+
+
+def kill_group(process: subprocess.Popen[Any]) -> None:
+    """SIGKILL the process's whole session (it leads its own group) and reap it."""
     try:
-        done = subprocess.run(task.setup_command or "", shell=True, cwd=task.path,
-                              env=setup_env, capture_output=True, text=True,
-                              timeout=task.setup_timeout)
-    except subprocess.TimeoutExpired:
-        raise TrialStop(f"the task's setup timed out after {task.setup_timeout:g}s") from None
-    (trial_dir / "setup.log").write_text(f"$ {task.setup_command}\nexit code "
-                                         f"{done.returncode}\n{done.stdout}\n{done.stderr}")
-    if done.returncode != 0:
-        raise TrialStop(f"the task's setup failed: {done.stderr[-1500:]}")
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    process.wait()

@@ -175,7 +175,7 @@ def run_trial(task: Task, attempt: int, trial_dir: Path, agent: Agent, emulator:
         except DiskUnavailable as exc:
             limits_record(record)["unbounded"].append(f"workdir: no disk quota ({exc})")
         prepared = phases.prepare(task, attempt, trial_dir, workdir, emulator,
-                                  config.sandbox, phases=requests)
+                                  config.sandbox, phases=requests, record=record)
         record["account"] = prepared.account.id
         record["ports"] = prepared.ports
         skills = arm.install_skills(workdir)

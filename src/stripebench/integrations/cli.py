@@ -8,7 +8,8 @@ from pathlib import Path
 
 import typer
 
-export_app = typer.Typer(no_args_is_help=True, help="Export tasks to other frameworks.")
+export_app = typer.Typer(no_args_is_help=True, help="Export tasks (and runs) to other "
+                         "frameworks.")
 
 
 @export_app.command("harbor")
@@ -38,3 +39,29 @@ def export_harbor(
     for path in written:
         typer.echo(f"wrote {path}")
     typer.echo(f"{len(written)} Harbor task(s) in {out} (check: harbor lint {out}/*)")
+
+
+@export_app.command("inspect")
+def export_inspect(
+    runs: list[Path] = typer.Argument(..., help="Run directories (of stripebench run)."),
+    out: Path = typer.Option(Path("logs"), help="Where the eval logs go (a folder "
+                             "`inspect view --log-dir` opens)."),
+) -> None:
+    """Write each run as an Inspect eval log: one sample a trial (the prompt, the
+    transcript's messages and tool calls, the reward, status and sub-scores, turns,
+    tokens, cost), so that `inspect view --log-dir OUT` shows it."""
+    # loaded when the command runs: inspect_ai is heavy, `stripebench --help` stays quick
+    from ..rundir import RunNotFound
+    from .inspect_log import export_run
+
+    written = []
+    for run in runs:
+        try:
+            written.append(export_run(run, out))
+        except RunNotFound as exc:
+            typer.echo(f"stripebench: {exc}", err=True)
+            raise typer.Exit(2) from None
+    for path in written:
+        typer.echo(f"wrote {path}")
+    typer.echo(f"{len(written)} eval log(s) in {out} (open them: inspect view --log-dir "
+               f"{out})")

@@ -120,10 +120,11 @@ def open_trial(task: Task, emulator: Emulator, trial_dir: Path, workdir: Path, *
         raise ValueError("run_as is for a local room; a bubblewrap room has its own walls")
     trial_dir.mkdir(parents=True, exist_ok=True)
     requests: dict[str, int] = {}
+    setup: dict[str, Any] = {"notes": [], "setup_retries": 0}  # a retried set-up says so
     try:
         prepared = phases.prepare(task, attempt, trial_dir, workdir, emulator, kind,
                                   copy_environment=copy_environment, fixed_ports=fixed_ports,
-                                  phases=requests)
+                                  phases=requests, record=setup)
     except phases.TrialStop as exc:
         raise TrialSetupError(str(exc)) from None
     try:
@@ -139,6 +140,8 @@ def open_trial(task: Task, emulator: Emulator, trial_dir: Path, workdir: Path, *
     record = trial_record(task, attempt, run_id=run_id, agent=agent,
                           sealed=is_sealed(kind, run_as), account=prepared.account.id)
     record["ports"] = prepared.ports
+    record["setup_retries"] = setup["setup_retries"]
+    record["notes"].extend(setup["notes"])
     return StandingTrial(task, attempt, trial_dir, room.workdir, emulator, prepared.account,
                          prepared.env, prepared.ports, prompt, mcp_config, task.agent_timeout,
                          room, record, sandbox_kind=kind, run_as=run_as, requests=requests)

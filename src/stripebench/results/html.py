@@ -13,8 +13,16 @@ from typing import Any
 
 from ..rundir import counts
 from ..rundir.transcript import read
+from . import reliability as rel
 from .aggregate import RunSummary
-from .report import interventions, pct, tamper_lines, turn_range, unhelpful_queries
+from .report import (
+    interventions,
+    pct,
+    setup_retry_lines,
+    tamper_lines,
+    turn_range,
+    unhelpful_queries,
+)
 from .store import warnings
 
 COLORS = ["#635bff", "#00a67e", "#f5a623", "#e5424d", "#0a84ff", "#8e44ad"]
@@ -132,6 +140,11 @@ def page(summaries: list[RunSummary]) -> str:
     body.append("</table>")
     for s in summaries:
         body.append(_run_section(s))
+    retried = setup_retry_lines(summaries)
+    if retried:
+        body.append("<h2>Trials whose set-up was retried (setup.log in the trial folder)"
+                    "</h2><ul>" + "".join(f"<li>{escape(line)}</li>" for line in retried)
+                    + "</ul>")
     evidence = tamper_lines(summaries)
     if evidence:
         body.append("<h2>Tamper evidence (the walls held; the agent tried)</h2><ul class=err>"
@@ -157,9 +170,27 @@ def _run_section(s: RunSummary) -> str:
                    f"<td class=num>{pct(t.score)}</td><td class=num>"
                    f"{'—' if t.turns is None else t.turns}</td><td class=num>{t.valid}/"
                    f"{t.attempts}</td><td>{parts}</td></tr>")
-    out.append("</table><h3>Trials</h3>")
+    out.append("</table>")
+    out.append(reliability_section(s))
+    out.append("<h3>Trials</h3>")
     for trial in run.trials:
         out.append(_trial(run.trial_dir(trial), trial))
+    return "".join(out)
+
+
+def reliability_section(s: RunSummary) -> str:
+    """Every measured attempt, not only the best (results/reliability.py): per task, then
+    per category and overall, mean ± standard error, strict rate, pass@k and pass^k."""
+    ks = rel.ks_for(s)
+    tasks, groups = rel.reliability(s)
+    head = "".join(f"<th>{escape(c)}</th>" for c in ["Task / category", *rel.columns(ks)])
+    out = ["<h3>Every attempt (mean ± standard error, strict = reward exactly 1.0)</h3>",
+           f"<table class=attempts><tr>{head}</tr>"]
+    for row in tasks + groups:
+        name = escape(row.name) if row in tasks else f"<b>{escape(row.name)}</b>"
+        out.append(f"<tr><td>{name}</td>" + "".join(
+            f"<td class=num>{escape(cell)}</td>" for cell in rel.cells(row, ks)) + "</tr>")
+    out.append("</table>")
     return "".join(out)
 
 

@@ -103,6 +103,10 @@ def markdown(summaries: list[RunSummary]) -> str:
             message = (e.get("error") or "").splitlines()[0:1]
             lines.append(f"| {s.run.label} | {e['task']} | {e['attempt']} | {e['status']} | "
                          f"{(message[0] if message else '')[:120].replace('|', '/')} |")
+    retried = setup_retry_lines(summaries)
+    if retried:
+        lines += ["", "## Trials whose set-up was retried (setup.log in the trial folder)",
+                  ""] + [f"- {line}" for line in retried]
     evidence = tamper_lines(summaries)
     if evidence:
         lines += ["", "## Tamper evidence (the walls held; the agent tried)", ""]
@@ -150,6 +154,8 @@ def terminal(summaries: list[RunSummary]) -> None:
                           f"{', ...' if len(s.run.unfinished) > 5 else ''}): "
                           f"stripebench run --resume --out {s.run.path}[/yellow]",
                           markup=True)
+    for line in setup_retry_lines(summaries):
+        console.print(f"[yellow]{escape(line)}[/yellow]")
     for line in tamper_lines(summaries):
         console.print(f"[b yellow]tamper evidence:[/b yellow] {escape(line)}")
     queries = unhelpful_queries([s.run for s in summaries])
@@ -169,6 +175,23 @@ def tamper_lines(summaries: list[RunSummary]) -> list[str]:
             if found:
                 lines.append(f"{s.run.label}: {trial['task']} #{trial['attempt']}: "
                              f"{tamper.describe(found)}")
+    return lines
+
+
+def setup_retry_lines(summaries: list[RunSummary]) -> list[str]:
+    """One line per trial whose set-up had to be retried (its record's `setup_retries`),
+    with the note saying why: no status, but worth a look at the task's set-up."""
+    lines = []
+    for s in summaries:
+        for trial in sorted(s.run.trials, key=lambda t: (t["task"], t["attempt"])):
+            retries = int(trial.get("setup_retries") or 0)
+            if retries:
+                why = next((n.removeprefix("set-up retried: ")
+                            for n in trial.get("notes") or []
+                            if n.startswith("set-up retried")), "")
+                lines.append(f"{s.run.label}: {trial['task']} #{trial['attempt']}: set-up "
+                             f"retried {retries}x, then {trial.get('status')}"
+                             + (f" ({why.splitlines()[0][:300]})" if why else ""))
     return lines
 
 
@@ -268,5 +291,8 @@ def as_json(summaries: list[RunSummary]) -> dict[str, Any]:
             "every_attempt": [rel.as_dict(row) for row in groups],
             "errors": [{"task": e["task"], "attempt": e["attempt"], "status": e["status"]}
                        for e in s.errors],
+            "setup_retried": [{"task": t["task"], "attempt": t["attempt"],
+                               "setup_retries": t["setup_retries"], "status": t["status"]}
+                              for t in s.run.trials if t.get("setup_retries")],
             "unfinished": s.run.unfinished})
     return {"warnings": warnings([s.run for s in summaries]), "runs": runs}
