@@ -9,8 +9,10 @@ the grader's, the grader's own requests go through a stamped proxy too, and afte
 every request the account's log holds from the grading must carry one of those stamps
 (`ServiceCopies.bypassing`, see emulator/request_log.py). The copies are the agent's
 code: they run through the grading room's launcher (stripebench.grading.launch), each in
-mount and pid namespaces of their own without sight of the grader, and die whole at
-`stop()`.
+a sandbox of its own without sight of the grader, and die whole at `stop()`. A copy's
+network holds its own recorder (at the recorder's port) and the emulator, nothing else
+of the grader's: not the grader's own recorder, not another copy or its recorder, so no
+copy can have its requests stamped by a proxy that does not judge them.
 
     copies = ServiceCopies(work, ("payments", "invoices"))  # each in a room of its own
     client = stripe_client(api_base=copies.grader_base)
@@ -159,8 +161,10 @@ class ServiceCopies:
             # reached the emulator through STRIPE_BASE_URL would go past the recording.
             env = {k: recorder.url for k, v in os.environ.items()
                    if v.rstrip("/") == upstream.rstrip("/")}
+            proxy = recorder.server.server_port   # the copy reaches it at the same port
             self.procs[service] = launch.start(
-                command(service), cwd=work, log=f"{service}-copy",
+                command(service), cwd=work, log=f"{service}-copy", serve=port,
+                reach={proxy: proxy},
                 env={**env, "PORT": str(port), "STRIPE_API_BASE": recorder.url})
             self.urls[service] = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + start_seconds
