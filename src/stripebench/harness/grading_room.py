@@ -227,7 +227,11 @@ def grade_submission(task: Task, trial_dir: Path, workdir: Path, *, env: dict[st
         except SandboxError as exc:  # the agent's changes broke the app: the grader sees it
             record["notes"].append(f"services did not come back for grading: {exc}"[:2000])
         if webhooks is not None:
-            route_webhooks(*webhooks, room.services_sandbox, ports)
+            try:
+                route_webhooks(*webhooks, room.services_sandbox, ports)
+            except SandboxError as exc:  # the services' room is broken (a fork bomb...)
+                record["notes"].append(f"webhooks could not be routed to the services: "
+                                       f"{exc}"[:2000])
         result = room.run_grader(task)
         (trial_dir / "grader.log").write_text(
             f"$ {task.grader_command}\nexit code {result.exit_code}\n--- stdout\n"
