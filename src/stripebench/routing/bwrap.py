@@ -337,8 +337,8 @@ class BubblewrapSandbox(PortBridges, WorkdirFiles):
         `hide`: directories the command must not reach. It then runs in mount and pid
         namespaces of its own (same network): each hidden directory is covered by an
         empty read-only tmpfs it cannot unmount, and it sees none of the sandbox's
-        other processes. The grading room starts the agent's code this way, so it
-        cannot touch the grader's sealed folder or its process.
+        other processes. (The grading room no longer needs it: the agent's code runs
+        in side rooms that never mount the grader's folder, see harness/side_rooms.py.)
         `read_only`: the workdir is read-only for the command (but for the folders
         `writable` in it), again in namespaces of its own: the grader's view.
         `unprivileged`: run as uid 65534 in a user namespace of its own, not as root
