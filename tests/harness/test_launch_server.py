@@ -169,6 +169,6 @@ def test_a_refused_request_runs_nothing(grading: BubblewrapSandbox) -> None:
     with pytest.raises(launch.LaunchError, match="ports are whole numbers"):
         launch.start(["python3", "serve.py", "6100", "copy"], cwd=grading.workdir,
                      reach={80: 6001})
-    with pytest.raises(launch.LaunchError, match="could not forward port 6001"):
+    with pytest.raises(launch.LaunchError, match="could not forward port.* 6001"):
         launch.start(["python3", "serve.py", "6001", "copy"], cwd=grading.workdir,
                      serve=6001)   # taken in the grading room: by the grader's helper

@@ -154,12 +154,8 @@ class GradingRoom:
         port. Raises SandboxError if one does not come up (the others still serve)."""
         if not task.services:
             return
-        self.services = self.rooms.open()
-        try:
-            start_services(self.services.sandbox, task, ports)
-        finally:
-            for port in ports.values():
-                self.services.serve(port)
+        self.services = self.rooms.open(serve=list(ports.values()))
+        start_services(self.services.sandbox, task, ports)
 
     @property
     def services_sandbox(self) -> Sandbox:

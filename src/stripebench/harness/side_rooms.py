@@ -16,7 +16,10 @@ grading, killed with it) and dies as a unit when its use ends. Its network reach
 
 and the grader reaches it at the ports it `serve`s: 127.0.0.1:port in the grading room
 leads to 127.0.0.1:port in the side room, and to nothing else. Webhooks are delivered
-into the services' room. (The port plumbing is `routing.ports`.)
+into the services' room. Each way is two relays, no more: a side room's socket folder
+lies within the grading room's (which sees the room's port sockets), and a reached port's
+socket of the grading room is bound into the side room's folder alone (the port
+plumbing is `routing.ports`).
 
 Two side rooms still share the submission folder, so two pieces of the agent's code can
 meet through a unix socket there; neither can reach the grader's proxies through the
@@ -28,35 +31,49 @@ itself, unsealed (the trial says so), and a reached port keeps its number.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Mapping, Sequence
 
 from ..routing.bwrap import BubblewrapSandbox
+from ..routing.ports import Forward, PortBridges
 from ..sandbox.base import SandboxError
 from ..sandbox.limits import Limits
+from ..sandbox.room import INSIDE
 from .sandbox import Sandbox
 
 
 class SideRoom:
     """One use of a side room: where its commands run, what of the grading room's
-    network leads into it; `stop()` ends it (safe to call twice, from any thread)."""
+    network leads into it; `stop()` ends it (safe to call twice, from any thread).
+    `name`: its socket folder's, within the grading room's (bubblewrap)."""
 
-    def __init__(self, sandbox: Sandbox, grading: Sandbox) -> None:
+    def __init__(self, sandbox: Sandbox, grading: Sandbox, name: str = "") -> None:
         self.sandbox = sandbox
         self.grading = grading
+        self.name = name
         self.own = sandbox is not grading   # a sandbox of its own (bubblewrap)
-        self.served: list[int] = []
+        self._forwards: list[Forward] = []
         self._lock = threading.Lock()
         self.stopped = False
 
-    def serve(self, port: int) -> None:
-        """127.0.0.1:`port` in the grading room leads to the same port in this room."""
-        if not self.own:
-            return   # one loopback for all
+    def serve(self, ports: Sequence[int]) -> None:
+        """127.0.0.1:port in the grading room leads to the same port in this room, for
+        each of `ports`: the grading room's relay connects to the room's port socket,
+        which it sees in its own socket folder."""
+        if not self.own or not ports:
+            return   # a local room: one loopback for all
         assert isinstance(self.sandbox, BubblewrapSandbox)
         assert isinstance(self.grading, BubblewrapSandbox)
-        self.grading.forward_port(port, f"unix:{self.sandbox.port_socket(port)}")
-        self.served.append(port)
+        for port in ports:
+            self.sandbox.port_socket(port)   # the room's relay (its holder's, if known)
+        self.forward(_start_forward(self.grading, self.name, ports))
+
+    def forward(self, started: Forward) -> None:
+        """Wait for a started relay of the grading room's; it ends with this room."""
+        self._forwards.append(started)
+        assert isinstance(self.grading, BubblewrapSandbox)
+        self.grading.await_forward(started)
 
     def argv(self, argv: Sequence[str], cwd: str) -> list[str]:
         """`argv` run in this room, in `cwd` (a folder of the submission)."""
@@ -79,9 +96,8 @@ class SideRoom:
             self.stopped = True
             if not self.own:
                 return
-            assert isinstance(self.grading, BubblewrapSandbox)
-            for port in self.served:
-                self.grading.close_forward(port)
+            for started in self._forwards:
+                PortBridges.close_forward(started)
             self.sandbox.stop()
 
 
@@ -96,6 +112,7 @@ class SideRooms:
         self._open: list[SideRoom] = []
         self._lock = threading.Lock()
         self._closed = False
+        self._made = itertools.count(1)
 
     def open(self, *, serve: Sequence[int] = (), reach: Mapping[int, int] | None = None
              ) -> SideRoom:
@@ -108,23 +125,37 @@ class SideRooms:
             if any(inside != outside for inside, outside in reach.items()):
                 raise SandboxError("a local grading room has one loopback: a reached port "
                                    "keeps its number")
-            room = SideRoom(grading, grading)
+            room, started = SideRoom(grading, grading), None
         else:
-            forwards = {inside: f"unix:{grading.port_socket(outside)}"
-                        for inside, outside in reach.items()}
-            room = SideRoom(BubblewrapSandbox(
-                grading.workdir, self.env, routing=grading.routing,
-                certificates=grading._certs, limits=self.limits, clear_on_stop=False,
-                cgroup=grading.cgroup, forwards=forwards), grading)
+            # The grading room's port socket of each reached port is bound into the
+            # room's socket folder (a mount point it can neither remove nor replace),
+            # where the room's holder relays its own port to it.
+            name = f"rooms/{next(self._made)}"
+            binds = [(grading.port_socket(outside), f"{INSIDE}/sock/reach-{inside}.sock")
+                     for inside, outside in reach.items()]
+            # the grading room's relay for the served ports starts while the room does
+            started = _start_forward(grading, name, serve) if serve else None
+            try:
+                room = SideRoom(BubblewrapSandbox(
+                    grading.workdir, self.env, routing=grading.routing,
+                    certificates=grading._certs, limits=self.limits, clear_on_stop=False,
+                    cgroup=grading.cgroup, sockets=grading.sockets / name, binds=binds,
+                    forwards={inside: f"unix:{INSIDE}/sock/reach-{inside}.sock"
+                              for inside in reach},
+                    port_sockets=serve), grading, name)
+            except BaseException:
+                if started is not None:
+                    grading.close_forward(started)
+                raise
         with self._lock:
             self._open = [r for r in self._open if not r.stopped]
             self._open.append(room)
             closed = self._closed
         try:
+            if started is not None:
+                room.forward(started)   # its ports' sockets: the room's holder has them
             if closed:
                 raise SandboxError("the grading is over: nothing more runs in it")
-            for port in serve:
-                room.serve(port)
         except BaseException:
             room.stop()
             raise
@@ -138,3 +169,9 @@ class SideRooms:
         for room in rooms:
             room.stop()
 
+
+def _start_forward(grading: BubblewrapSandbox, name: str, ports: Sequence[int]) -> Forward:
+    """The grading room's relay from each of `ports` to the same port of the side room
+    whose socket folder is `name` in the grading room's, started (not yet listening)."""
+    return grading.start_forward({port: f"unix:{INSIDE}/sock/{name}/port-{port}.sock"
+                                  for port in ports})

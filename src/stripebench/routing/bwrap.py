@@ -138,8 +138,9 @@ class BubblewrapSandbox(PortBridges, WorkdirFiles):
                  extra_ro: Iterable[Path | str] = (), certificates: Certificates | None = None,
                  share_package: bool = False, limits: Limits = DEFAULT_LIMITS,
                  clear_on_stop: bool = True, binds: Sequence[tuple[Path, str]] = (),
-                 cgroup: Cgroup | None = None, forwards: Mapping[int, str] | None = None
-                 ) -> None:
+                 cgroup: Cgroup | None = None, sockets: Path | None = None,
+                 forwards: Mapping[int, str] | None = None,
+                 port_sockets: Sequence[int] = ()) -> None:
         """`share_package`: also mount stripebench's own source read-only (graders import
         `stripebench.grading`; an agent's sandbox does not need it). `limits`: its
         processes, memory and tmpfs sizes (held by a cgroup of its own where this
@@ -148,8 +149,11 @@ class BubblewrapSandbox(PortBridges, WorkdirFiles):
         does that once at its teardown, turns it off). `binds`: more host folders
         mounted read-write, each at the path given (the grading room's sealed folder).
         `cgroup`: join this group (another sandbox's) instead of making one: one set of
-        limits holds for both, and its owner reads, kills and removes it. `forwards`:
-        {port: host address}, ways out that exist from the start (see routing.ports)."""
+        limits holds for both, and its owner reads, kills and removes it. `sockets`: the
+        host folder to use as its socket folder (made here, removed at stop; a side
+        room's lies in the grading room's). From the start, its holder carries
+        `forwards`, {port: address inside}, and the sockets of `port_sockets` (see
+        routing.ports)."""
         if not bwrap_works():
             raise SandboxError("bubblewrap cannot create namespaces here (needs root or "
                                "unprivileged user namespaces); use the local sandbox")
@@ -163,15 +167,17 @@ class BubblewrapSandbox(PortBridges, WorkdirFiles):
         _sweep_abandoned()
         self.rundir = Path(tempfile.mkdtemp(prefix=RUNDIR_PREFIX))
         self.inside = self.rundir / "inside"      # bound at INSIDE
-        self.sockets = self.inside / "sock"       # bound read-write (unix sockets)
-        self.sockets.mkdir(parents=True)
+        (self.inside / "sock").mkdir(parents=True)  # where the socket folder is bound
+        self._own_sockets = sockets is None       # bound read-write (unix sockets)
+        self.sockets = self.inside / "sock" if sockets is None else Path(sockets)
+        self.sockets.mkdir(parents=True, exist_ok=self._own_sockets)
         self._groups: set[int] = set()
         self._services: dict[str, subprocess.Popen[bytes]] = {}
         self._relays: RelayThread | None = None
         self._exposed: dict[int, int] = {}
         self._port_sockets: set[int] = set()
-        self._forwarded: dict[int, subprocess.Popen[bytes]] = {}
         self.forwards = dict(forwards or {})
+        self.port_sockets = list(port_sockets)
         self._holder: subprocess.Popen[bytes] | None = None
         self.limits = limits
         self.cgroup: Cgroup | None = cgroup
@@ -281,7 +287,9 @@ class BubblewrapSandbox(PortBridges, WorkdirFiles):
                                      self._certs.server_context())
             routes.append(f"tcp:127.0.0.1:443=unix:{INSIDE}/sock/stripe.sock")
             caps = ["--cap-add", "CAP_NET_BIND_SERVICE"]  # port 443, relay only
-        routes += [self._outward(port, target) for port, target in self.forwards.items()]
+        routes += [f"tcp:127.0.0.1:{port}={target}" for port, target in self.forwards.items()]
+        routes += [f"unix:{INSIDE}/sock/port-{port}.sock=tcp:127.0.0.1:{port}"
+                   for port in self.port_sockets]
         command = [_python(), f"{INSIDE}/relay.py", *(routes or ["--hold"])]
         if self._own_cgroup:
             try:
@@ -307,6 +315,7 @@ class BubblewrapSandbox(PortBridges, WorkdirFiles):
         if line.strip() != b"ready":
             raise SandboxError("the sandbox did not start: "
                                + tail(self.rundir / "holder.log"))
+        self._port_sockets.update(self.port_sockets)
         own_userns = os.readlink("/proc/self/ns/user")
         self._enter_user = os.readlink(f"/proc/{self.ns_pid}/ns/user") != own_userns
         self._protect_proc()
@@ -481,6 +490,8 @@ class BubblewrapSandbox(PortBridges, WorkdirFiles):
         if self.clear_on_stop and self.workdir.is_dir():  # nothing of it runs any more
             self.cleared += safe_files.clear_setid_bits(self.workdir)
         shutil.rmtree(self.rundir, ignore_errors=True)
+        if not self._own_sockets:
+            shutil.rmtree(self.sockets, ignore_errors=True)
 
     def __enter__(self) -> BubblewrapSandbox:
         return self

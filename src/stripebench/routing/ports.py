@@ -1,21 +1,24 @@
 """Ports across a bubblewrap sandbox's wall, carried through unix sockets.
 
 A sandbox's network namespace has only loopback. What crosses its wall goes through
-unix sockets in the sandbox's own socket folder (`<rundir>/inside/sock` on the host,
-bound at /run/stripebench/sock inside that sandbox and in no other), each carried by a
-relay (`relay.py` inside, a `RelayThread` on the host):
+unix sockets in its socket folder (`sockets` on the host, bound at /run/stripebench/sock
+inside that sandbox; a side room's folder lies within the grading room's, so the grading
+room sees it too), each carried by a relay (`relay.py` inside, a `RelayThread` on the
+host):
 
-- in: `port_socket(port)` is a host socket reaching 127.0.0.1:port inside (a relay
-  inside listens on it); `expose_port(port)` a host TCP port reaching the same;
+- in: `port_socket(port)` is a socket reaching 127.0.0.1:port inside (a relay inside
+  listens on it; a sandbox made with `port_sockets` has them from the start, carried by
+  its namespace holder); `expose_port(port)` a host TCP port reaching the same;
   `service_address(port)` the socket as the emulator's webhook route;
-- out: `forward_port(port, target)` makes 127.0.0.1:port inside lead to `target`, a
-  host address such as another sandbox's port socket (a relay inside listens on the
-  port, the host carries its socket folder's `out-PORT.sock` on to the target), until
-  `close_forward(port)`. A sandbox made with `forwards` has them from its first moment,
-  carried by its namespace holder.
+- out: `forward_ports({port: address})` makes 127.0.0.1:port inside lead to an address
+  this sandbox can see, such as a side room's port socket under /run/stripebench/sock
+  (a relay inside listens on the ports), until `close_forward`; a sandbox made with
+  `forwards` has such ways out from the start (a socket of another sandbox bound into
+  its folder, carried by its holder).
 
-Nothing else leads in or out, so two sandboxes reach each other only at the ports the
-harness joined this way (the grading room's side rooms are built on it).
+The relays connect to a unix socket without following a symlink planted over it. Nothing
+else leads in or out, so two sandboxes reach each other only at the ports the harness
+joined this way (the grading room's side rooms are built on it).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import select
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +46,6 @@ class PortBridges:
     _relays: RelayThread | None
     _exposed: dict[int, int]
     _port_sockets: set[int]
-    _forwarded: dict[int, subprocess.Popen[bytes]]
 
     def popen(self, argv: Sequence[str], *, hide: Sequence[str] = (),
               unprivileged: bool = False, cwd: str | None = None,
@@ -97,48 +100,43 @@ class PortBridges:
         into its network namespace (the host's 127.0.0.1:port is someone else's)."""
         return f"unix:{self.port_socket(port)}"
 
-    def _outward(self, port: int, target: str) -> str:
-        """The host's half of a way out at `port`: it listens on `out-PORT.sock` in this
-        sandbox's socket folder and carries each connection to `target` (never following
-        a symlink planted over a unix target). Returns the inside relay's route."""
-        name = f"out-{port}.sock"
-        self._relay_thread().add(f"unix:{self.sockets / name}", target)
-        return f"tcp:127.0.0.1:{port}=unix:{INSIDE}/sock/{name}"
+    def forward_ports(self, routes: Mapping[int, str]) -> Forward:
+        """Make each 127.0.0.1:port inside lead to its address (`unix:PATH` as this
+        sandbox sees it), from now until `close_forward` of what this returns (one relay
+        for them all). Raises SandboxError if a port is taken inside."""
+        return self.await_forward(self.start_forward(routes))
 
-    def forward_port(self, port: int, target: str) -> None:
-        """Make 127.0.0.1:`port` inside lead to `target` (`unix:PATH` on the host, or
-        `tcp:HOST:PORT` there), from now until `close_forward(port)`. Raises
-        SandboxError if the port is taken inside."""
-        with self._ports_lock:
-            self._forward_port(port, target)
-
-    def _forward_port(self, port: int, target: str) -> None:
-        if port in self._forwarded:
-            raise SandboxError(f"port {port} is already forwarded")
-        route = self._outward(port, target)
-        proc = self.popen(["python3", f"{INSIDE}/relay.py", route], stdin=subprocess.DEVNULL,
+    def start_forward(self, routes: Mapping[int, str]) -> Forward:
+        """`forward_ports` without waiting: the relay starts (its targets need not
+        exist yet); `await_forward` waits until it listens."""
+        args = [f"tcp:127.0.0.1:{port}={target}" for port, target in routes.items()]
+        proc = self.popen(["python3", f"{INSIDE}/relay.py", *args], stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        assert proc.stdout is not None
-        if not _ready(proc.stdout, START_TIMEOUT):
-            kill_group(proc.pid)
-            proc.wait()
-            proc.stdout.close()
-            self._relay_thread().remove(f"unix:{self.sockets / f'out-{port}.sock'}")
-            raise SandboxError(f"could not forward port {port} (is it taken?)")
-        self._forwarded[port] = proc
+        return Forward(proc, list(routes))
 
-    def close_forward(self, port: int) -> None:
-        """End `forward_port(port)`: the port is free inside again."""
-        with self._ports_lock:
-            proc = self._forwarded.pop(port, None)
-        if proc is None:
-            return
-        kill_group(proc.pid)
-        proc.wait()
-        if proc.stdout is not None:
-            proc.stdout.close()
-        if self._relays is not None:
-            self._relays.remove(f"unix:{self.sockets / f'out-{port}.sock'}")
+    def await_forward(self, forward: Forward) -> Forward:
+        assert forward.proc.stdout is not None
+        if not _ready(forward.proc.stdout, START_TIMEOUT):
+            self.close_forward(forward)
+            raise SandboxError(f"could not forward port {', '.join(map(str, forward.ports))}"
+                               " (taken?)")
+        return forward
+
+    @staticmethod
+    def close_forward(forward: Forward) -> None:
+        """End a `forward_ports`: its ports are free inside again."""
+        kill_group(forward.proc.pid)
+        forward.proc.wait()
+        if forward.proc.stdout is not None:
+            forward.proc.stdout.close()
+
+
+@dataclass
+class Forward:
+    """A relay inside a sandbox listening on `ports` (see `forward_ports`)."""
+
+    proc: subprocess.Popen[bytes]
+    ports: list[int]
 
 
 def _ready(stream: Any, timeout: float) -> bool:
