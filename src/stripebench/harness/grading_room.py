@@ -158,9 +158,13 @@ class GradingRoom:
         start_services(self.services.sandbox, task, ports)
 
     @property
-    def services_sandbox(self) -> Sandbox:
-        """Where the services run (webhooks are delivered there)."""
-        return self.services.sandbox if self.services is not None else self.sandbox
+    def services_sandbox(self) -> Sandbox | None:
+        """Where the services run (webhooks are delivered there): their side room (none
+        if it could not be made: never the grading room's network), or the local
+        sandbox."""
+        if isinstance(self.sandbox, BubblewrapSandbox):
+            return self.services.sandbox if self.services is not None else None
+        return self.sandbox
 
     def grader_env(self, task: Task) -> dict[str, str]:
         inside = self.inside
@@ -222,7 +226,7 @@ def grade_submission(task: Task, trial_dir: Path, workdir: Path, *, env: dict[st
             room.start_services(task, ports)
         except SandboxError as exc:  # the agent's changes broke the app: the grader sees it
             record["notes"].append(f"services did not come back for grading: {exc}"[:2000])
-        if webhooks is not None:
+        if webhooks is not None and room.services_sandbox is not None:
             try:
                 route_webhooks(*webhooks, room.services_sandbox, ports)
             except SandboxError as exc:  # the services' room is broken (a fork bomb...)
