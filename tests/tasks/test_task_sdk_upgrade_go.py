@@ -14,7 +14,9 @@ minutes on a busy machine, and the bubblewrap trial proves the cold path."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +24,15 @@ import pytest
 
 from conftest import load_module, proof_trial
 from paths import REPO
+from stripebench.grading import launch
 from stripebench.harness.agents.simple import ScriptedAgent
 from stripebench.harness.emulator import Emulator
+from stripebench.harness.launch_server import LaunchServer
 from stripebench.harness.proof.prove import prove_task, prove_variant, static_proof, variant_labels
-from stripebench.harness.sandbox import bwrap_available, go_module_cache
+from stripebench.harness.sandbox import bwrap_available, go_module_cache, make_sandbox
+from stripebench.harness.side_rooms import SideRooms
 from stripebench.harness.task import load_task
+from stripebench.sandbox.limits import DEFAULT_LIMITS
 
 ROOT = REPO
 TASK = ROOT / "tasks" / "sdk-upgrade-go"
@@ -116,7 +122,26 @@ def test_the_gate_reads_go_mod(tmp_path: Path) -> None:
         grade.pinned_major(tmp_path)
 
 
-def test_the_dependency_check_follows_the_build(tmp_path: Path,
+@pytest.fixture
+def launcher(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+             monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The grading room's launcher over tmp_path (the grader's `go list` runs through it,
+    in a side room of its own), at STRIPEBENCH_LAUNCH."""
+    kind = "bwrap" if bwrap_available() else "local"
+    box = make_sandbox(kind, tmp_path, {"PATH": os.environ["PATH"]}, clear_on_stop=False)
+    rooms = SideRooms(box, {"PATH": os.environ["PATH"]}, DEFAULT_LIMITS)
+    sealed = tmp_path_factory.mktemp("sealed")   # beside the submission, not in it
+    server = LaunchServer(rooms, box.workdir, sealed / "launch.sock", log_dir=sealed)
+    monkeypatch.setenv(launch.SOCKET_VARIABLE, str(sealed / "launch.sock"))
+    try:
+        yield
+    finally:
+        server.close()
+        box.stop()
+        rooms.close()
+
+
+def test_the_dependency_check_follows_the_build(tmp_path: Path, launcher: None,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """`go list -deps` names each stripe-go major a service's package links, and a local
     module standing in for stripe-go v85 (a `replace`) is refused."""

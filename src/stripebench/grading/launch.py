@@ -1,16 +1,23 @@
 """Run the agent's code from a grader: each use in a room of its own.
 
 A grader never starts the submission's programs itself (they would run beside it, see
-its folder and outlive it). It asks the harness, over the socket named by
-STRIPEBENCH_LAUNCH (see harness/launch_server.py), and the command runs in the grading
-sandbox without sight of the grader's sealed folder, in a pid namespace that dies with
-it:
+its folder, reach its helpers and outlive it). It asks the harness, over the socket
+named by STRIPEBENCH_LAUNCH (see harness/launch_server.py), and the command runs in a
+fresh sandbox over the submission, without sight of the grader's sealed folder, with
+pid and network namespaces of its own that die with it:
 
     done = launch.run(["node", "migrate.js"], cwd=work, timeout=60)
     done.exit_code, done.stdout, done.stderr, done.timed_out
 
-    with launch.start(["bash", "run.sh", "payments"], cwd=work, env=..., log="payments"):
+    with launch.start(["bash", "run.sh", "payments"], cwd=work, env=..., log="payments",
+                      serve=port, reach={proxy_port: proxy_port}):
         ...  # the command runs until the block ends, then it and all it forked die
+
+Its network reaches the emulator (Stripe's hosts) and, for each `reach` entry
+{inside: outside}, the grader's 127.0.0.1:outside at its own 127.0.0.1:inside -- no
+other port of the grader's. `serve=port`: the grader reaches the command at its
+127.0.0.1:port. Ports are 1024-65535; under a local sandbox (no namespaces) a reached
+port must keep its number.
 """
 
 from __future__ import annotations
@@ -60,6 +67,10 @@ def _request(conn: socket.socket, argv: list[str], cwd: Path | str | None,
     conn.sendall(json.dumps(message).encode() + b"\n")
 
 
+def _ports(reach: dict[int, int] | None) -> dict[str, int]:
+    return {str(inside): outside for inside, outside in (reach or {}).items()}
+
+
 def _reply(conn: socket.socket) -> dict[str, Any]:
     data = b""
     while not data.endswith(b"\n"):
@@ -76,12 +87,13 @@ def _reply(conn: socket.socket) -> dict[str, Any]:
 
 
 def run(argv: list[str], *, cwd: Path | str | None = None, env: dict[str, str] | None = None,
-        timeout: float = 120, output_limit: int = 200_000) -> Completed:
+        timeout: float = 120, output_limit: int = 200_000,
+        reach: dict[int, int] | None = None) -> Completed:
     """Run `argv` to its end (or `timeout`) in a room of its own; `env` is added to the
     sandbox's environment (the trial's keys, the emulator, the offline caches)."""
     with _connect() as conn:
         _request(conn, argv, cwd, env, mode="run", timeout=timeout,
-                 output_limit=output_limit)
+                 output_limit=output_limit, reach=_ports(reach))
         reply = _reply(conn)
     return Completed(exit_code=reply["exit_code"], stdout=reply["stdout"],
                      stderr=reply["stderr"], timed_out=reply["timed_out"],
@@ -119,12 +131,15 @@ class Started:
 
 
 def start(argv: list[str], *, cwd: Path | str | None = None, env: dict[str, str] | None = None,
-          log: str = "launched") -> Started:
+          log: str = "launched", serve: int | None = None,
+          reach: dict[int, int] | None = None) -> Started:
     """Start `argv` (a service) in a room of its own; its output goes to the grader's
-    logs (`log`.log)."""
+    logs (`log`.log). `serve`: the port it listens on, which the grader then reaches at
+    its own 127.0.0.1:serve; `reach`: see the module's doc."""
     conn = _connect()
     try:
-        _request(conn, argv, cwd, env, mode="start", log=log)
+        _request(conn, argv, cwd, env, mode="start", log=log, serve=serve,
+                 reach=_ports(reach))
         _reply(conn)
     except BaseException:
         conn.close()

@@ -12,9 +12,14 @@ noop, mutants, alternatives: all trials) come through here. What runs where:
   namespaces of its own that see the submission read-only (but for `[verifier] writable`
   folders);
 - the **agent's code** -- the task's services, and whatever the grader runs through
-  `stripebench.grading.launch` (migration scripts, service copies) -- runs in the same
-  sandbox with /grader covered, each in mount and pid namespaces of its own, killed as a
-  unit when it ends or is stopped;
+  `stripebench.grading.launch` (migration scripts, service copies) -- never runs in the
+  grading sandbox: the services share one side room, each launched command gets a fresh
+  one (`side_rooms.py`), a sandbox of its own over the submission with its own mount,
+  pid and network namespaces, which never mounts /grader and dies as a unit. The grader
+  reaches the services at their ports, and a started command at the port it serves,
+  through relays; the agent's code reaches the emulator and only the grading room's
+  ports the grader handed it (a service copy: its own recorder), never the grader's
+  other helpers;
 - the **reward** is read from the sealed folder after every process of the grading is
   dead (the sandbox stopped: its cgroup and namespaces killed). No reward.json anywhere
   else counts.
@@ -41,8 +46,9 @@ from ..sandbox.local import LocalSandbox
 from .emulator import Emulator
 from .evidence import note_sandbox_end
 from .launch_server import LaunchServer
-from .sandbox import RunAs, Sandbox, make_sandbox
+from .sandbox import BubblewrapSandbox, RunAs, Sandbox, make_sandbox
 from .services import route_webhooks, start_services
+from .side_rooms import SideRoom, SideRooms
 from .task import Task
 
 GRADER_INSIDE = "/grader"          # the sealed folder, as the grading sandbox sees it
@@ -152,12 +158,27 @@ class GradingRoom:
             self.inside = sealed
             self.socket_inside = str(self._socket_dir / "launch.sock")
         self.sandbox: Sandbox = make_sandbox(kind, workdir, env, **options)  # type: ignore[arg-type]
-        self.hide = [GRADER_INSIDE] if kind == "bwrap" else []
-        self.launcher = LaunchServer(self.sandbox, self._socket_dir / "launch.sock",
-                                     hide=self.hide, log_dir=sealed / "logs")
+        self.rooms = SideRooms(self.sandbox, env, limits)
+        self.services: SideRoom | None = None
+        self.launcher = LaunchServer(self.rooms, self.sandbox.workdir,
+                                     self._socket_dir / "launch.sock", log_dir=sealed / "logs")
 
     def start_services(self, task: Task, ports: dict[str, int]) -> None:
-        start_services(self.sandbox, task, ports, hide=tuple(self.hide))
+        """The task's services, together in a side room; the grader reaches each at its
+        port. Raises SandboxError if one does not come up (the others still serve)."""
+        if not task.services:
+            return
+        self.services = self.rooms.open(serve=list(ports.values()))
+        start_services(self.services.sandbox, task, ports)
+
+    @property
+    def services_sandbox(self) -> Sandbox | None:
+        """Where the services run (webhooks are delivered there): their side room (none
+        if it could not be made: never the grading room's network), or the local
+        sandbox."""
+        if isinstance(self.sandbox, BubblewrapSandbox):
+            return self.services.sandbox if self.services is not None else None
+        return self.sandbox
 
     def grader_env(self, task: Task) -> dict[str, str]:
         inside = self.inside
@@ -179,8 +200,8 @@ class GradingRoom:
         """The grader, isolated, over the submission read-only but for `writable`."""
         argv = grader_argv(task.grader_command)
         env = self.grader_env(task)
-        if self.kind == "bwrap":
-            return self.sandbox.exec(argv, timeout=task.grader_timeout, env=env,  # type: ignore[call-arg]
+        if isinstance(self.sandbox, BubblewrapSandbox):
+            return self.sandbox.exec(argv, timeout=task.grader_timeout, env=env,
                                      cwd=str(self.inside), output_limit=GRADER_OUTPUT_LIMIT,
                                      read_only=True, writable=writable)
         assert isinstance(self.sandbox, LocalSandbox)  # its cwd is the sealed folder
@@ -189,8 +210,12 @@ class GradingRoom:
                             timeout=task.grader_timeout, output_limit=GRADER_OUTPUT_LIMIT)
 
     def stop(self) -> None:
+        """Kill everything: the grading sandbox first (its cgroup holds the side rooms'
+        processes too, so what ran anywhere is counted and killed as one), then the side
+        rooms' holders and relays."""
         self.launcher.close()
         self.sandbox.stop()
+        self.rooms.close()
         shutil.rmtree(self._socket_dir, ignore_errors=True)
 
     def __enter__(self) -> GradingRoom:
@@ -222,8 +247,12 @@ def grade_submission(task: Task, trial_dir: Path, workdir: Path, *, env: dict[st
             room.start_services(task, ports)
         except SandboxError as exc:  # the agent's changes broke the app: the grader sees it
             record["notes"].append(f"services did not come back for grading: {exc}"[:2000])
-        if webhooks is not None:
-            route_webhooks(*webhooks, room.sandbox, ports)
+        if webhooks is not None and room.services_sandbox is not None:
+            try:
+                route_webhooks(*webhooks, room.services_sandbox, ports)
+            except SandboxError as exc:  # the services' room is broken (a fork bomb...)
+                record["notes"].append(f"webhooks could not be routed to the services: "
+                                       f"{exc}"[:2000])
         result = room.run_grader(task, writable)
         (trial_dir / "grader.log").write_text(
             f"$ {task.grader_command}\nexit code {result.exit_code}\n--- stdout\n"

@@ -37,6 +37,7 @@ class AttachedSandbox(BubblewrapSandbox):
         self._relays = None
         self._exposed: dict[int, int] = {}
         self._port_sockets: set[int] = set()
+        self._forwarded: dict[int, subprocess.Popen[bytes]] = {}
         self._holder = None
         self._certs = None
         self.cgroup = None

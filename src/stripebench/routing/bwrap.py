@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,7 +72,8 @@ from ..sandbox.room import (
 )
 from . import relay
 from .env import Keys, TrustFiles, routed_env
-from .front import RelayThread, emulator_address, port_of
+from .front import RelayThread, emulator_address
+from .ports import PortBridges
 
 # CA bundles that libraries pin instead of reading SSL_CERT_FILE; ours is mounted on top.
 PINNED_BUNDLES = ("stripe/data/ca-certificates.crt", "certifi/cacert.pem",
@@ -131,19 +132,28 @@ def _under_system(path: Path) -> bool:
     return any(path == Path(d) or Path(d) in path.parents for d in SYSTEM_DIRS)
 
 
-class BubblewrapSandbox(WorkdirFiles):
+class BubblewrapSandbox(PortBridges, WorkdirFiles):
     def __init__(self, workdir: Path | str, env: dict[str, str] | None = None, *,
                  routing: Routing | None = None, shared: Sequence[Path | str] | None = None,
                  extra_ro: Iterable[Path | str] = (), certificates: Certificates | None = None,
                  share_package: bool = False, limits: Limits = DEFAULT_LIMITS,
-                 clear_on_stop: bool = True, binds: Sequence[tuple[Path, str]] = ()) -> None:
+                 clear_on_stop: bool = True, binds: Sequence[tuple[Path, str]] = (),
+                 cgroup: Cgroup | None = None, sockets: Path | None = None,
+                 forwards: Mapping[int, str] | None = None,
+                 port_sockets: Sequence[int] = ()) -> None:
         """`share_package`: also mount stripebench's own source read-only (graders import
         `stripebench.grading`; an agent's sandbox does not need it). `limits`: its
         processes, memory and tmpfs sizes (held by a cgroup of its own where this
         machine allows one: `self.unbounded` says why not otherwise). `clear_on_stop`:
         stop() clears set-id bits and file capabilities in the workdir (a trial, which
         does that once at its teardown, turns it off). `binds`: more host folders
-        mounted read-write, each at the path given (the grading room's sealed folder)."""
+        mounted read-write, each at the path given (the grading room's sealed folder).
+        `cgroup`: join this group (another sandbox's) instead of making one: one set of
+        limits holds for both, and its owner reads, kills and removes it. `sockets`: the
+        host folder to use as its socket folder (made here, removed at stop; a side
+        room's lies in the grading room's). From the start, its holder carries
+        `forwards`, {port: address inside}, and the sockets of `port_sockets` (see
+        routing.ports)."""
         if not bwrap_works():
             raise SandboxError("bubblewrap cannot create namespaces here (needs root or "
                                "unprivileged user namespaces); use the local sandbox")
@@ -157,16 +167,21 @@ class BubblewrapSandbox(WorkdirFiles):
         _sweep_abandoned()
         self.rundir = Path(tempfile.mkdtemp(prefix=RUNDIR_PREFIX))
         self.inside = self.rundir / "inside"      # bound at INSIDE
-        self.sockets = self.inside / "sock"       # bound read-write (unix sockets)
-        self.sockets.mkdir(parents=True)
+        (self.inside / "sock").mkdir(parents=True)  # where the socket folder is bound
+        self._own_sockets = sockets is None       # bound read-write (unix sockets)
+        self.sockets = self.inside / "sock" if sockets is None else Path(sockets)
+        self.sockets.mkdir(parents=True, exist_ok=self._own_sockets)
         self._groups: set[int] = set()
         self._services: dict[str, subprocess.Popen[bytes]] = {}
         self._relays: RelayThread | None = None
         self._exposed: dict[int, int] = {}
         self._port_sockets: set[int] = set()
+        self.forwards = dict(forwards or {})
+        self.port_sockets = list(port_sockets)
         self._holder: subprocess.Popen[bytes] | None = None
         self.limits = limits
-        self.cgroup: Cgroup | None = None
+        self.cgroup: Cgroup | None = cgroup
+        self._own_cgroup = cgroup is None
         self.unbounded: str | None = None      # why no cgroup holds it, if none does
         self.breaches: list[str] = []          # limits it hit (read after stop)
         self.cleared: list[str] = []           # set-id / capability files stop() cleared
@@ -264,21 +279,23 @@ class BubblewrapSandbox(WorkdirFiles):
 
     def _start(self) -> None:
         self._prepare_run_dir()
-        command = [_python(), f"{INSIDE}/relay.py"]
+        routes: list[str] = []
+        caps: list[str] = []
         if self.routing is not None and self._certs is not None:
-            self._relays = RelayThread()
-            host_socket = self.sockets / "stripe.sock"
-            self._relays.add(f"unix:{host_socket}", emulator_address(self.routing.emulator_url),
-                             self._certs.server_context())
-            command.append(f"tcp:127.0.0.1:443=unix:{INSIDE}/sock/stripe.sock")
+            self._relay_thread().add(f"unix:{self.sockets / 'stripe.sock'}",
+                                     emulator_address(self.routing.emulator_url),
+                                     self._certs.server_context())
+            routes.append(f"tcp:127.0.0.1:443=unix:{INSIDE}/sock/stripe.sock")
             caps = ["--cap-add", "CAP_NET_BIND_SERVICE"]  # port 443, relay only
-        else:
-            command.append("--hold")
-            caps = []
-        try:
-            self.cgroup = Cgroup.create(self.limits)
-        except CgroupUnavailable as exc:
-            self.unbounded = str(exc)
+        routes += [f"tcp:127.0.0.1:{port}={target}" for port, target in self.forwards.items()]
+        routes += [f"unix:{INSIDE}/sock/port-{port}.sock=tcp:127.0.0.1:{port}"
+                   for port in self.port_sockets]
+        command = [_python(), f"{INSIDE}/relay.py", *(routes or ["--hold"])]
+        if self._own_cgroup:
+            try:
+                self.cgroup = Cgroup.create(self.limits)
+            except CgroupUnavailable as exc:
+                self.unbounded = str(exc)
         info_read, info_write = os.pipe()
         args = [*self._join(), *self.bwrap_args(), *caps, "--info-fd", str(info_write),
                 "--", *command]
@@ -298,6 +315,7 @@ class BubblewrapSandbox(WorkdirFiles):
         if line.strip() != b"ready":
             raise SandboxError("the sandbox did not start: "
                                + tail(self.rundir / "holder.log"))
+        self._port_sockets.update(self.port_sockets)
         own_userns = os.readlink("/proc/self/ns/user")
         self._enter_user = os.readlink(f"/proc/{self.ns_pid}/ns/user") != own_userns
         self._protect_proc()
@@ -328,8 +346,8 @@ class BubblewrapSandbox(WorkdirFiles):
         `hide`: directories the command must not reach. It then runs in mount and pid
         namespaces of its own (same network): each hidden directory is covered by an
         empty read-only tmpfs it cannot unmount, and it sees none of the sandbox's
-        other processes. The grading room starts the agent's code this way, so it
-        cannot touch the grader's sealed folder or its process.
+        other processes. (The grading room no longer needs it: the agent's code runs
+        in side rooms that never mount the grader's folder, see harness/side_rooms.py.)
         `read_only`: the workdir is read-only for the command (but for the folders
         `writable` in it), again in namespaces of its own: the grader's view.
         `unprivileged`: run as uid 65534 in a user namespace of its own, not as root
@@ -446,48 +464,16 @@ class BubblewrapSandbox(WorkdirFiles):
                                    f"output:\n{service_log_tail(self.workdir, name)}")
             time.sleep(0.1)
 
-    def port_socket(self, port: int) -> Path:
-        """A host-side unix socket reaching 127.0.0.1:port inside (its relay starts once)."""
-        host_sock = self.sockets / f"port-{port}.sock"
-        if port in self._port_sockets:
-            return host_sock
-        inside_sock = f"{INSIDE}/sock/port-{port}.sock"
-        self.popen(["python3", f"{INSIDE}/relay.py", f"unix:{inside_sock}=tcp:127.0.0.1:{port}"],
-                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + START_TIMEOUT
-        while not host_sock.exists():
-            if time.monotonic() > deadline:
-                raise SandboxError(f"could not expose port {port}")
-            time.sleep(0.02)
-        self._port_sockets.add(port)
-        return host_sock
-
-    def expose_port(self, port: int) -> int:
-        """Make 127.0.0.1:port inside reachable from the host; returns the host port."""
-        if port in self._exposed:
-            return self._exposed[port]
-        host_sock = self.port_socket(port)
-        if self._relays is None:
-            self._relays = RelayThread()
-        bound = self._relays.add("tcp:127.0.0.1:0", f"unix:{host_sock}")
-        self._exposed[port] = port_of(bound)
-        return self._exposed[port]
-
-    def service_address(self, port: int) -> str:
-        """Where the emulator delivers webhooks for this sandbox's `port`: a unix socket
-        into its network namespace (the host's 127.0.0.1:port is someone else's)."""
-        return f"unix:{self.port_socket(port)}"
-
     # ------------------------------------------------------------------ teardown
 
     def stop(self) -> None:
         """Kill everything of the sandbox (its cgroup frozen and killed as a unit, then
         the namespace holder), note the limits it hit (`breaches`), clear set-id bits
         and file capabilities from its workdir (`cleared`). Safe to call twice."""
-        if self.cgroup is not None:
-            self.breaches = self.cgroup.breaches()
-            self.killed_at_stop += self.cgroup.kill()
+        own = self.cgroup if self._own_cgroup else None
+        if own is not None:
+            self.breaches = own.breaches()
+            self.killed_at_stop += own.kill()
         if self._holder is not None:
             kill_group(self._holder.pid)   # namespace init dies -> kernel kills the rest
             self._holder.wait()
@@ -498,12 +484,14 @@ class BubblewrapSandbox(WorkdirFiles):
         if self._relays is not None:
             self._relays.stop()
             self._relays = None
-        if self.cgroup is not None:
-            self.cgroup.remove()
-            self.cgroup = None
+        if own is not None:
+            own.remove()
+        self.cgroup = None
         if self.clear_on_stop and self.workdir.is_dir():  # nothing of it runs any more
             self.cleared += safe_files.clear_setid_bits(self.workdir)
         shutil.rmtree(self.rundir, ignore_errors=True)
+        if not self._own_sockets:
+            shutil.rmtree(self.sockets, ignore_errors=True)
 
     def __enter__(self) -> BubblewrapSandbox:
         return self

@@ -37,6 +37,7 @@ class RelayThread:
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self._servers: list[asyncio.Server] = []
+        self._listening: dict[str, asyncio.Server] = {}   # unix listeners, by address
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True,
                                         name="stripebench-relay")
         self._thread.start()
@@ -58,15 +59,25 @@ class RelayThread:
         self._servers.append(server)
         kind, where, _ = relay.parse(listen)
         if kind == "unix":
+            self._listening[listen] = server
             return listen
         port = server.sockets[0].getsockname()[1]
         return f"tcp:{where}:{port}"
+
+    def remove(self, listen: str) -> None:
+        """Stop listening at the unix address `listen` (connections it carries stay)."""
+        server = self._listening.pop(listen, None)
+        if server is None or not self.loop.is_running():
+            return
+        self._servers.remove(server)
+        self.loop.call_soon_threadsafe(server.close)
 
     def stop(self) -> None:
         async def close() -> None:
             for server in self._servers:
                 server.close()
             self._servers.clear()
+            self._listening.clear()
             # Connections still open end here, not when the loop is collected (which
             # printed "Task was destroyed but it is pending!" into a run's output).
             pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]

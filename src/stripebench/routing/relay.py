@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import signal
 import socket
+import stat
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -46,8 +48,21 @@ def parse(address: str) -> tuple[str, str, int]:
 def connector(address: str) -> Connector:
     kind, where, port = parse(address)
     if kind == "unix":
-        return lambda: asyncio.open_unix_connection(where)
+        return lambda: open_unix(where)
     return lambda: asyncio.open_connection(where, port)
+
+
+async def open_unix(path: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Connect to the unix socket at `path` itself, never to what a symlink planted there
+    names (a socket folder may be written by another sandbox's code): opened without
+    following, checked, and connected through /proc/self/fd."""
+    fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISSOCK(os.fstat(fd).st_mode):
+            raise OSError(errno.ENOTSOCK, "not a unix socket (never followed)", path)
+        return await asyncio.open_unix_connection(f"/proc/self/fd/{fd}")
+    finally:
+        os.close(fd)
 
 
 async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -11,8 +11,11 @@ every request the account received during the grading must carry one of those st
 is append-only and counts every request, so no request can be pushed out of it by
 sending more; a record that could not keep them all makes the check fail. The copies
 are the agent's code: they run through the grading room's launcher
-(stripebench.grading.launch), each in mount and pid namespaces of their own without
-sight of the grader, and die whole at `stop()`.
+(stripebench.grading.launch), each in a sandbox of its own without sight of the grader,
+and die whole at `stop()`. A copy's network holds its own recorder (at the recorder's
+port) and the emulator, nothing else of the grader's: not the grader's own recorder, not
+another copy or its recorder, so no copy can have its requests stamped by a proxy that
+does not judge them.
 
     copies = ServiceCopies(work, ("payments", "invoices"))  # each in a room of its own
     client = stripe_client(api_base=copies.grader_base)
@@ -34,6 +37,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -122,10 +126,22 @@ class Recorder:
         return sorted(set(bad))[:5]
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+def free_ports(count: int) -> list[int]:
+    """`count` different ports free on 127.0.0.1 now (all held until all are found)."""
+    held = []
+    try:
+        for _ in range(count):
+            sock = socket.socket()
+            held.append(sock)
+            sock.bind(("127.0.0.1", 0))
+        return [int(sock.getsockname()[1]) for sock in held]
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def _start(request: dict[str, Any]) -> launch.Started:
+    return launch.start(request.pop("argv"), **request)
 
 
 def request_record(after: int = 0, limit: int | None = None) -> dict[str, Any]:
@@ -202,17 +218,32 @@ class ServiceCopies:
         self.recorders: dict[str, Recorder] = {}
         self.urls: dict[str, str] = {}
         self.procs: dict[str, launch.Started] = {}
-        for service in services:
-            recorder = self.recorders[service] = Recorder(upstream)
-            port = free_port()
+        requests = {}
+        for service in services:   # the recorders hold their ports before any is picked
+            self.recorders[service] = Recorder(upstream)
+        for service, port in zip(services, free_ports(len(services)), strict=True):
+            recorder = self.recorders[service]
             # Every variable naming the emulator names the proxy instead: a service that
             # reached the emulator through STRIPE_BASE_URL would go past the recording.
             env = {k: recorder.url for k, v in os.environ.items()
                    if v.rstrip("/") == upstream.rstrip("/")}
-            self.procs[service] = launch.start(
-                command(service), cwd=work, log=f"{service}-copy",
+            proxy = recorder.server.server_port   # the copy reaches it at the same port
+            requests[service] = dict(
+                argv=command(service), cwd=work, log=f"{service}-copy", serve=port,
+                reach={proxy: proxy},
                 env={**env, "PORT": str(port), "STRIPE_API_BASE": recorder.url})
             self.urls[service] = f"http://127.0.0.1:{port}"
+        # each copy's room takes a moment to make: all of them at once
+        with ThreadPoolExecutor(max(1, len(requests))) as pool:
+            started = {service: pool.submit(_start, request)
+                       for service, request in requests.items()}
+        for service, future in started.items():
+            if future.exception() is None:
+                self.procs[service] = future.result()
+        failed = [future.exception() for future in started.values() if future.exception()]
+        if failed:
+            self.stop()
+            raise failed[0]  # type: ignore[misc]
         deadline = time.monotonic() + start_seconds
         for service in self.procs:
             while time.monotonic() < deadline:
