@@ -24,8 +24,10 @@ from paths import TESTS
 from stripebench.harness.agents.simple import OracleAgent, ScriptedAgent
 from stripebench.harness.emulator import Emulator
 from stripebench.harness.launch_server import BadRequest, LaunchServer, parse_request
+from stripebench.harness.side_rooms import SideRooms
 from stripebench.harness.task import load_task
 from stripebench.harness.trial import TrialConfig, run_trial
+from stripebench.sandbox.limits import DEFAULT_LIMITS
 from stripebench.sandbox.local import LocalSandbox
 
 # not among tests/fixtures/tasks: the harness tests run every task there
@@ -176,9 +178,12 @@ open("data/service-view.json", "w").write(json.dumps(seen))
         create("serve.sh", "#!/usr/bin/env bash\npython3 probe.py\nexec python3 app.py\n")])
     honest_failure(record)
     seen = json.loads((trial_dir / "workdir" / "data" / "service-view.json").read_text())
+    # its side room never mounts /grader (FileNotFoundError); in the grading room's own
+    # namespaces it would be covered (PermissionError): either way, nothing of it
+    assert seen.pop("listing") in ("FileNotFoundError", "PermissionError")
     assert seen == {"/grader/tests/grade.py": False, "/grader/launch/launch.sock": False,
-                    "/grader/reward.json": False, "listing": "PermissionError",
-                    "wrote_reward": False, "launch_connected": False}
+                    "/grader/reward.json": False, "wrote_reward": False,
+                    "launch_connected": False}
 
 
 def test_agent_code_cannot_find_the_grader_process(emulator: Emulator,
@@ -352,7 +357,8 @@ def test_the_launcher_runs_commands_and_refuses_bad_ones_on_the_wire(tmp_path: P
 
     work = tmp_path / "work"
     box = LocalSandbox(work, {})
-    server = LaunchServer(box, tmp_path / "l.sock", hide=[], log_dir=tmp_path)
+    rooms = SideRooms(box, {}, DEFAULT_LIMITS)
+    server = LaunchServer(rooms, box.workdir, tmp_path / "l.sock", log_dir=tmp_path)
     os.environ[launch.SOCKET_VARIABLE] = str(tmp_path / "l.sock")
     try:
         done = launch.run(["sh", "-c", "pwd; echo err >&2; exit 3"], cwd=work)

@@ -22,6 +22,8 @@ from agent_user import throwaway_user
 from stripebench.grading import launch
 from stripebench.harness.launch_server import LaunchServer
 from stripebench.harness.sandbox import RunAs, SandboxError, UserSandbox, make_sandbox
+from stripebench.harness.side_rooms import SideRooms
+from stripebench.sandbox.limits import DEFAULT_LIMITS
 
 
 @pytest.fixture()
@@ -73,8 +75,8 @@ def test_the_graders_launcher_runs_the_agents_code_as_the_user(
         room: tuple[UserSandbox, RunAs, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     sandbox, run_as, root = room
     socket_dir = Path(tempfile.mkdtemp(prefix="sb-launch-test-"))
-    server = LaunchServer(sandbox, socket_dir / "launch.sock", hide=[],
-                          log_dir=root / "sealed")
+    server = LaunchServer(SideRooms(sandbox, {}, DEFAULT_LIMITS), sandbox.workdir,
+                          socket_dir / "launch.sock", log_dir=root / "sealed")
     monkeypatch.setenv(launch.SOCKET_VARIABLE, str(socket_dir / "launch.sock"))
     (sandbox.workdir / "sub").mkdir()
     os.chown(sandbox.workdir / "sub", run_as.uid, run_as.gid)

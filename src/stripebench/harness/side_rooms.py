@@ -39,6 +39,7 @@ from ..routing.bwrap import BubblewrapSandbox
 from ..routing.ports import Forward, PortBridges
 from ..sandbox.base import SandboxError
 from ..sandbox.limits import Limits
+from ..sandbox.local import LocalSandbox
 from ..sandbox.room import INSIDE
 from .sandbox import Sandbox
 
@@ -77,8 +78,9 @@ class SideRoom:
 
     def argv(self, argv: Sequence[str], cwd: str) -> list[str]:
         """`argv` run in this room, in `cwd` (a folder of the submission)."""
-        if not self.own:
-            return list(argv)
+        if not self.own:  # a local room: its cgroup, and its user if it has one (Harbor)
+            assert isinstance(self.sandbox, LocalSandbox)
+            return self.sandbox.command_argv(argv)
         assert isinstance(self.sandbox, BubblewrapSandbox)
         return self.sandbox.enter_argv(argv, cwd)
 
@@ -87,6 +89,8 @@ class SideRoom:
         return str(self.sandbox.workdir) if self.own else cwd
 
     def env(self, extra: Mapping[str, str]) -> dict[str, str]:
+        if isinstance(self.sandbox, LocalSandbox):  # no harness secrets; the user's HOME
+            return self.sandbox.command_env(dict(extra))
         return {**getattr(self.sandbox, "env", {}), **extra}
 
     def stop(self) -> None:

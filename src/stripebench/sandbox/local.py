@@ -77,11 +77,11 @@ class LocalSandbox(WorkdirFiles):
         env.update(extra or {})
         return env
 
-    def _wrap(self, argv: Sequence[str]) -> list[str]:
+    def command_argv(self, argv: Sequence[str]) -> list[str]:
         """argv as the sandbox runs its commands (in its cgroup)."""
         return [*self.join_argv(), *argv]
 
-    def _command_env(self, extra: dict[str, str] | None) -> dict[str, str]:
+    def command_env(self, extra: dict[str, str] | None) -> dict[str, str]:
         return self.full_env(extra)
 
     def exec(self, command: str | list[str], *, timeout: float = 120,
@@ -99,7 +99,7 @@ class LocalSandbox(WorkdirFiles):
         """Start a command of the sandbox without waiting (the caller owns its pipes), in
         a process group of its own that stop() kills. `cwd`: relative to the workdir."""
         where = self.workdir / cwd if cwd else self.workdir
-        proc = subprocess.Popen(self._wrap(argv), env=self._command_env(env), cwd=where,
+        proc = subprocess.Popen(self.command_argv(argv), env=self.command_env(env), cwd=where,
                                 start_new_session=True, **kwargs)
         self._groups.add(proc.pid)
         return proc
@@ -190,10 +190,10 @@ class UserSandbox(LocalSandbox):
         self.run_as: RunAs = run_as
         super().__init__(workdir, env, limits=limits, clear_on_stop=clear_on_stop)
 
-    def _wrap(self, argv: Sequence[str]) -> list[str]:
+    def command_argv(self, argv: Sequence[str]) -> list[str]:
         return [*self.join_argv(), *self.run_as.prefix(), *argv]
 
-    def _command_env(self, extra: dict[str, str] | None) -> dict[str, str]:
+    def command_env(self, extra: dict[str, str] | None) -> dict[str, str]:
         # the user's HOME for its commands only: what the harness runs as root (the
         # grader) must never read the agent's dotfiles
         return {**self.full_env(extra), **self.run_as.env()}
@@ -205,7 +205,7 @@ class UserSandbox(LocalSandbox):
         user must not reach is the harness's by its permissions (root-only folders)."""
         where = cwd or str(self.workdir)
         assignments = [f"{k}={v}" for k, v in self.run_as.env().items()]
-        return self._wrap(["env", "-C", where, *assignments, *argv])
+        return self.command_argv(["env", "-C", where, *assignments, *argv])
 
 
 def _probe_for(ready_url: str | None, ready_port: int | None) -> Any:
