@@ -286,9 +286,7 @@ def challenge(rng: random.Random, number: int, difficulty: str,
     for n in range(features.count("custom_field")):
         kind = rng.choice(["dropdown", "text", "numeric"])
         fields.append(_custom_field(rng, kind, used_labels, n + 1))
-    # drawn whatever the mode (the pages after this one stay as they were), but Checkout
-    # takes custom fields in payment and subscription mode only
-    if fields and mode != "setup":
+    if fields:
         params["custom_fields"] = fields
     text: dict[str, Any] = {}
     if "custom_text_submit" in features:

@@ -50,7 +50,6 @@ def build_session(ctx: Ctx, params: dict[str, Any], payment_link: str | None = N
     cp.only_in(params, "submit_type", mode, ("payment", "subscription"))
     cp.only_in(params, "shipping_options", mode, ("payment", "subscription"))
     cp.only_in(params, "optional_items", mode, ("payment", "subscription"))
-    cp.only_in(params, "custom_fields", mode, ("payment", "subscription"))
     if params.get("submit_type") == "subscribe" and mode != "subscription":
         raise InvalidRequest("`submit_type=subscribe` can only be used in `subscription` mode.",
                              param="submit_type")
