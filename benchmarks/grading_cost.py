@@ -24,8 +24,9 @@ TASKS = Path(__file__).resolve().parent.parent / "tasks"
 
 
 def run_one(checkout: Path, task: str, out: Path) -> None:
+    # each checkout with its own tasks: graders and task.toml change with the harness
     command = [str(checkout / ".venv" / "bin" / "stripebench"), "run", "--agent", "oracle",
-               "--attempts", "1", "--sandbox", "bwrap", "--tasks-dir", str(TASKS),
+               "--attempts", "1", "--sandbox", "bwrap", "--tasks-dir", str(checkout / "tasks"),
                "--tasks", task, "--out", str(out), "--no-report"]
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, cwd=checkout)
@@ -53,12 +54,15 @@ def table(runs: dict[str, Path]) -> None:
     for task in tasks:
         row = f"{task:28}"
         for n in names:
+            found = data[n].get(task, {})
+            flag = "" if found.get("reward") == 1.0 else "!"  # the oracle must score 1.0
             for p in PHASES:
-                value = data[n].get(task, {}).get(p)
-                row += f"{'—' if value is None else f'{value:.1f}':>17}"
+                value = found.get(p)
+                row += f"{'—' if value is None else f'{value:.1f}{flag}':>17}"
                 totals[n][p] += value or 0.0
         print(row)
     print(f"{'all':28}" + "".join(f"{totals[n][p]:>17.1f}" for n in names for p in PHASES))
+    print("(! : that trial did not score 1.0)")
     if len(names) == 2:
         a, b = names
         grading = totals[b]["grader_seconds"] / max(totals[a]["grader_seconds"], 1e-9) - 1
