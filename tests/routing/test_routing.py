@@ -473,3 +473,33 @@ def test_stopping_relays_ends_open_connections_quietly(caplog: Any) -> None:
     client.close()
     accepted[0].close()
     target.close()
+
+
+def test_a_relay_cancelled_with_connections_open_logs_no_traceback(caplog: Any) -> None:
+    """At teardown a relay's loop cancels the handlers of connections still open (the
+    gated front waiting for a request's next bytes). Python 3.11's stream callback used to
+    log each cancelled handler as "Exception in callback ... CancelledError", dozens of
+    tracebacks at the end of `tasks check` or `make run`."""
+    import asyncio
+    import logging
+
+    from stripebench.routing import relay
+
+    async def waits_forever(reader: Any, writer: Any, connect: Any) -> None:
+        await asyncio.sleep(3600)
+
+    async def main() -> None:
+        server = await relay.listen("tcp:127.0.0.1:0", relay.connector("tcp:127.0.0.1:9"),
+                                    serve_one=waits_forever)
+        port = server.sockets[0].getsockname()[1]
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        await asyncio.sleep(0.2)
+        for task in asyncio.all_tasks() - {asyncio.current_task()}:
+            task.cancel()
+        await asyncio.sleep(0.2)
+        writer.close()
+        server.close()
+
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        asyncio.run(main())
+    assert not [r for r in caplog.records if "Exception in callback" in r.getMessage()]

@@ -110,7 +110,13 @@ async def listen(address: str, connect: Connector, serve_one: Handler | None = N
     serve_one = serve_one or splice
 
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await serve_one(reader, writer, connect)
+        try:
+            await serve_one(reader, writer, connect)
+        except asyncio.CancelledError:
+            # The relay is stopping (its loop cancels what is open). Ending quietly keeps
+            # Python 3.11's stream callback from logging the cancellation as an error
+            # traceback on every open connection at teardown.
+            writer.close()
 
     if kind == "unix":
         with contextlib.suppress(FileNotFoundError):
