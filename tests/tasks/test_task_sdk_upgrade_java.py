@@ -117,7 +117,7 @@ def test_the_starter_answers_every_contract(server: Emulator, tmp_path: Path) ->
         for proc in procs:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    answered = {entry["version"] for entry in server.requests(account.id)
+    answered = {entry["version"] for entry in server.requests(account.id)["data"]
                 if entry["path"].startswith("/v1/") and entry["method"] == "GET"}
     assert answered == {"2020-08-27", grade.CURRENT_VERSION}  # the services, the grader
 
