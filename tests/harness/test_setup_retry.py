@@ -1,13 +1,15 @@
 """A task's hidden set-up that hangs past its timeout (issue 32): what it printed stays in
 the trial folder's setup.log, it is tried once more after the first try's processes are
-killed and its accounts deleted, and the report lists the trial. The fixture task
-(tests/fixtures/setup-hang) hangs on its first try and, on its second, checks that the
-first try's customer, account and background process are gone."""
+killed and its accounts deleted, and the report lists the trial. The task is the fixture
+shop behind the set-up tests/fixtures/setup-hang/setup.py, which hangs on its first try
+and, on its second, checks that the first try's customer, account and background process
+are gone."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,13 +17,27 @@ from pathlib import Path
 from paths import TESTS
 
 STRIPEBENCH = str(Path(sys.executable).parent / "stripebench")
-TASKS = TESTS / "fixtures" / "setup-hang"
+SHOP = TESTS / "fixtures" / "tasks" / "fixture-shop"
+HANGING_SETUP = TESTS / "fixtures" / "setup-hang" / "setup.py"
+
+
+def hanging_shop(root: Path) -> Path:
+    """The fixture shop as `fixture-setup-hang`, behind the hanging set-up (4 s limit);
+    returns the tasks folder holding it."""
+    task = root / "tasks" / "fixture-setup-hang"
+    shutil.copytree(SHOP, task)
+    shutil.copy(HANGING_SETUP, task / "tests" / "setup.py")
+    toml = task / "task.toml"
+    toml.write_text(toml.read_text().replace('id = "fixture-shop"', 'id = "fixture-setup-hang"')
+                    + '\n[setup]\ncommand = "python tests/setup.py"\ntimeout_sec = 4\n')
+    return task.parent
 
 
 def test_a_hung_setup_keeps_its_log_and_is_retried_once(tmp_path: Path) -> None:
     out = tmp_path / "run"
+    tasks = hanging_shop(tmp_path)
     done = subprocess.run(
-        [STRIPEBENCH, "run", "--agent", "oracle", "--tasks-dir", str(TASKS), "--tasks",
+        [STRIPEBENCH, "run", "--agent", "oracle", "--tasks-dir", str(tasks), "--tasks",
          "fixture-setup-hang", "--sandbox", "local", "--allow-unsealed", "--out", str(out),
          "--no-report"], capture_output=True, text=True, timeout=240, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
