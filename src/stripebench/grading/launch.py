@@ -25,29 +25,19 @@ from __future__ import annotations
 import json
 import os
 import socket
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from ..sandbox.base import ExecResult
+
 SOCKET_VARIABLE = "STRIPEBENCH_LAUNCH"
+# a reply carries a command's output (each stream capped by the harness), JSON-escaped
+REPLY_LIMIT = 64 * 1024 * 1024
 
 
 class LaunchError(RuntimeError):
     """The harness refused or could not run the command."""
-
-
-@dataclass
-class Completed:
-    exit_code: int
-    stdout: str
-    stderr: str
-    timed_out: bool = False
-    truncated: bool = False
-
-    @property
-    def output(self) -> str:
-        return self.stdout + self.stderr
 
 
 def _connect() -> socket.socket:
@@ -71,13 +61,22 @@ def _ports(reach: dict[int, int] | None) -> dict[str, int]:
     return {str(inside): outside for inside, outside in (reach or {}).items()}
 
 
-def _reply(conn: socket.socket) -> dict[str, Any]:
+def read_line(conn: socket.socket, limit: int) -> bytes:
+    """One line of the launch protocol, both ways (at most `limit` bytes: ValueError past
+    it); what came before the peer closed, if it closed first."""
     data = b""
     while not data.endswith(b"\n"):
         chunk = conn.recv(65536)
         if not chunk:
             break
         data += chunk
+        if len(data) > limit:
+            raise ValueError(f"the message is larger than {limit} bytes")
+    return data
+
+
+def _reply(conn: socket.socket) -> dict[str, Any]:
+    data = read_line(conn, REPLY_LIMIT)
     if not data:
         raise LaunchError("the harness closed the launch socket without an answer")
     reply: dict[str, Any] = json.loads(data)
@@ -88,14 +87,14 @@ def _reply(conn: socket.socket) -> dict[str, Any]:
 
 def run(argv: list[str], *, cwd: Path | str | None = None, env: dict[str, str] | None = None,
         timeout: float = 120, output_limit: int = 200_000,
-        reach: dict[int, int] | None = None) -> Completed:
+        reach: dict[int, int] | None = None) -> ExecResult:
     """Run `argv` to its end (or `timeout`) in a room of its own; `env` is added to the
     sandbox's environment (the trial's keys, the emulator, the offline caches)."""
     with _connect() as conn:
         _request(conn, argv, cwd, env, mode="run", timeout=timeout,
                  output_limit=output_limit, reach=_ports(reach))
         reply = _reply(conn)
-    return Completed(exit_code=reply["exit_code"], stdout=reply["stdout"],
+    return ExecResult(exit_code=reply["exit_code"], stdout=reply["stdout"],
                      stderr=reply["stderr"], timed_out=reply["timed_out"],
                      truncated=reply.get("truncated", False))
 

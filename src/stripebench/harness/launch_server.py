@@ -43,6 +43,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..grading.launch import read_line
 from ..sandbox.base import ExecResult, SandboxError, kill_group, run_captured
 from .side_rooms import SideRoom, SideRooms
 
@@ -146,7 +147,7 @@ class LaunchServer:
     def _handle(self, conn: socket.socket) -> None:
         with conn:
             try:
-                request = parse_request(_read_line(conn), self.workdir)
+                request = parse_request(_read_request(conn), self.workdir)
             except (BadRequest, OSError) as exc:  # OSError: it never sent a whole line
                 self.refused.append(str(exc)[:300])
                 _send(conn, {"error": str(exc)})
@@ -204,16 +205,12 @@ class LaunchServer:
         self._listener.close()
 
 
-def _read_line(conn: socket.socket) -> bytes:
+def _read_request(conn: socket.socket) -> bytes:
     conn.settimeout(30)
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = conn.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-        if len(data) > REQUEST_LIMIT:
-            raise BadRequest(f"the request is larger than {REQUEST_LIMIT} bytes")
+    try:
+        data = read_line(conn, REQUEST_LIMIT)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
     conn.settimeout(None)
     return data
 
